@@ -1,0 +1,83 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import type { SQL } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import pg from 'pg';
+import * as schema from './schema/index.js';
+
+/** The Drizzle database, typed against the Postgres base both drivers share. */
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+/** A transaction or the database itself: repositories accept either. */
+export type Executor = Pick<Db, 'select' | 'insert' | 'update' | 'delete' | 'execute' | 'transaction'>;
+
+/** Rows of a raw SQL query. Both drivers answer `{ rows }`; this gives them a type. */
+export async function queryRows<T>(db: Pick<Db, 'execute'>, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}
+
+export interface Database {
+  readonly db: Db;
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs `fn` while holding a cluster-wide advisory lock (serialises migrations across processes). */
+  withLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl: string;
+  poolSize?: number;
+  /** PGlite data directory; `memory://` keeps it in memory. */
+  dataDir?: string;
+  /** PGlite only: start from this dump (a golden, already migrated database in tests). */
+  loadDataDir?: Blob;
+}
+
+export async function createDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) return createPostgres(options.databaseUrl, options.poolSize ?? 10);
+  return createPglite(options.dataDir ?? 'memory://', options.loadDataDir);
+}
+
+async function createPglite(dataDir: string, loadDataDir?: Blob): Promise<Database> {
+  let path = dataDir;
+  if (!dataDir.startsWith('memory://')) {
+    mkdirSync(dataDir, { recursive: true });
+    path = join(dataDir, 'pgdata');
+  }
+  const client = await PGlite.create(path, loadDataDir ? { loadDataDir } : {});
+  const db = drizzlePglite({ client, schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'pglite',
+    // PGlite is one connection in one process: nothing else can race us.
+    withLock: (_key, fn) => fn(),
+    close: () => client.close(),
+  };
+}
+
+async function createPostgres(url: string, poolSize: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle client's error (server restart) must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  const db = drizzlePg({ client: pool, schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'postgres',
+    async withLock(key, fn) {
+      // A connection of its own: holding one of the pool's could starve `fn` of connections.
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query('select pg_advisory_lock($1)', [key]);
+        return await fn();
+      } finally {
+        await client.end(); // ending the session releases the lock
+      }
+    },
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,62 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { DateTime, Email, Id, NonBlank, Nullable } from '../shared/schemas.js';
+
+export const PRIVILEGES = ['subscribers', 'campaigns', 'statistics', 'settings'] as const;
+export type Privilege = (typeof PRIVILEGES)[number];
+
+export const Privileges = Type.Object(
+  {
+    subscribers: Type.Boolean(),
+    campaigns: Type.Boolean(),
+    statistics: Type.Boolean(),
+    settings: Type.Boolean(),
+  },
+);
+
+/** Privilege flags in a request: each optional, no other keys. */
+export const PrivilegesInput = Type.Object(
+  {
+    subscribers: Type.Optional(Type.Boolean()),
+    campaigns: Type.Optional(Type.Boolean()),
+    statistics: Type.Optional(Type.Boolean()),
+    settings: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+/** Reference §6.1, keys in phpList's order. */
+export const Administrator = Type.Object(
+  {
+    id: Id,
+    login_name: Type.String(),
+    email: Type.String(),
+    super_user: Type.Boolean(),
+    privileges: Privileges,
+    created_at: Nullable(DateTime),
+  },
+);
+export type Administrator = Static<typeof Administrator>;
+
+export const CreateAdministratorBody = Type.Object(
+  {
+    login_name: NonBlank({ minLength: 3, maxLength: 255 }),
+    password: NonBlank({ minLength: 6, maxLength: 255 }),
+    email: Email,
+    super_user: Type.Optional(Type.Boolean({ default: false })),
+    privileges: Type.Optional(PrivilegesInput),
+  },
+  { additionalProperties: false },
+);
+export type CreateAdministratorBody = Static<typeof CreateAdministratorBody>;
+
+export const UpdateAdministratorBody = Type.Object(
+  {
+    login_name: Type.Optional(Nullable(NonBlank({ minLength: 3, maxLength: 255 }))),
+    password: Type.Optional(Nullable(NonBlank({ minLength: 6, maxLength: 255 }))),
+    email: Type.Optional(Nullable(Email)),
+    super_user: Type.Optional(Nullable(Type.Boolean())),
+    privileges: Type.Optional(Nullable(PrivilegesInput)),
+  },
+  { additionalProperties: false },
+);
+export type UpdateAdministratorBody = Static<typeof UpdateAdministratorBody>;

@@ -1,0 +1,92 @@
+import { and, eq, ne } from 'drizzle-orm';
+import type { AppContext } from '../context.js';
+import { administrators, sessions } from '../db/schema/index.js';
+import { ConflictError, NotFoundError } from '../shared/errors.js';
+import { toPage } from '../shared/pagination.js';
+import * as repo from './administrator.repository.js';
+import type { Administrator, CreateAdministratorBody, UpdateAdministratorBody } from './administrator.schemas.js';
+import { hashPassword } from './password.js';
+
+export async function getAdministrator(ctx: AppContext, id: number): Promise<Administrator> {
+  return repo.toAdministrator(await requireAdministrator(ctx, id));
+}
+
+export async function requireAdministrator(ctx: AppContext, id: number) {
+  const row = await repo.findAdministrator(ctx.db, id);
+  if (!row) throw new NotFoundError('Administrator not found.');
+  return row;
+}
+
+export async function listAdministrators(ctx: AppContext, afterId: number, limit: number) {
+  const { rows, total } = await repo.listAdministrators(ctx.db, afterId, limit);
+  return toPage(rows.map(repo.toAdministrator), total, limit, (a) => a.id);
+}
+
+async function assertUnique(ctx: AppContext, loginName?: string | null, email?: string | null, exceptId?: number) {
+  if (loginName && (await repo.loginOrEmailTaken(ctx.db, 'loginName', loginName, exceptId))) {
+    throw new ConflictError('Login already exists.');
+  }
+  if (email && (await repo.loginOrEmailTaken(ctx.db, 'email', email, exceptId))) {
+    throw new ConflictError('Email already exists.');
+  }
+}
+
+export async function createAdministrator(ctx: AppContext, body: CreateAdministratorBody): Promise<Administrator> {
+  const loginName = body.login_name.trim();
+  await assertUnique(ctx, loginName, body.email);
+  const row = await repo.insertAdministrator(ctx.db, {
+    loginName,
+    email: body.email,
+    passwordHash: await hashPassword(body.password),
+    superUser: body.super_user ?? false,
+    passwordChangedAt: new Date(),
+    ...repo.privilegeColumns(body.privileges ?? {}),
+  });
+  return repo.toAdministrator(row);
+}
+
+/**
+ * Changes only what is sent: absent or null fields stay as they are, and only the privilege flags present in
+ * `privileges` change (phpList resets the others; DECISIONS.md). A new password ends the administrator's other
+ * sessions.
+ */
+export async function updateAdministrator(
+  ctx: AppContext,
+  id: number,
+  body: UpdateAdministratorBody,
+  callerSessionId: number,
+): Promise<Administrator> {
+  await requireAdministrator(ctx, id);
+  const loginName = body.login_name?.trim();
+  await assertUnique(ctx, loginName, body.email, id);
+  const passwordHash = body.password ? await hashPassword(body.password) : undefined;
+  const row = await ctx.db.transaction(async (tx) => {
+    const updated = await repo.updateAdministrator(tx, id, {
+      ...(loginName ? { loginName } : {}),
+      ...(body.email ? { email: body.email } : {}),
+      ...(typeof body.super_user === 'boolean' ? { superUser: body.super_user } : {}),
+      ...(passwordHash ? { passwordHash, passwordChangedAt: new Date() } : {}),
+      ...repo.privilegeColumns(body.privileges ?? {}),
+    });
+    if (passwordHash) {
+      await tx.delete(sessions).where(and(eq(sessions.administratorId, id), ne(sessions.id, callerSessionId)));
+    }
+    return updated;
+  });
+  if (!row) throw new NotFoundError('Administrator not found.');
+  return repo.toAdministrator(row);
+}
+
+/** Deletes an administrator; their sessions go with them, lists they own become owner-less. */
+export async function deleteAdministrator(ctx: AppContext, id: number): Promise<void> {
+  const row = await requireAdministrator(ctx, id);
+  if (row.superUser && !row.disabled) {
+    const others = await ctx.db
+      .select({ id: administrators.id })
+      .from(administrators)
+      .where(and(eq(administrators.superUser, true), eq(administrators.disabled, false), ne(administrators.id, id)))
+      .limit(1);
+    if (others.length === 0) throw new ConflictError('The last super user cannot be deleted.');
+  }
+  await repo.deleteAdministrator(ctx.db, id);
+}

@@ -1,0 +1,54 @@
+import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import * as repo from './administrator.repository.js';
+import { hashPassword } from './password.js';
+
+export type BootstrapResult =
+  | { kind: 'unchanged' }
+  | { kind: 'configured'; login: string }
+  | { kind: 'generated'; login: string; password: string };
+
+const ALL_PRIVILEGES = { subscribers: true, campaigns: true, statistics: true, settings: true };
+
+/**
+ * First start (DECISIONS.md): with ADMIN_LOGIN/ADMIN_PASSWORD, that super user is created or its password reset;
+ * without them, and with no administrator at all, a super user `admin` with a random password is created and the
+ * caller prints the password once.
+ */
+export async function ensureFirstAdministrator(ctx: AppContext): Promise<BootstrapResult> {
+  const { login, password, email } = ctx.config.admin;
+  if (login) {
+    const passwordHash = await hashPassword(password);
+    const existing = await repo.findAdministratorByLogin(ctx.db, login);
+    if (existing) {
+      await repo.updateAdministrator(ctx.db, existing.id, {
+        passwordHash,
+        passwordChangedAt: new Date(),
+        superUser: true,
+        disabled: false,
+        ...(email ? { email } : {}),
+      });
+    } else {
+      await repo.insertAdministrator(ctx.db, {
+        loginName: login,
+        email: email || `${login.replace(/[^A-Za-z0-9._-]/g, '')}@mailroom.invalid`,
+        passwordHash,
+        superUser: true,
+        passwordChangedAt: new Date(),
+        ...repo.privilegeColumns(ALL_PRIVILEGES),
+      });
+    }
+    return { kind: 'configured', login };
+  }
+  if ((await repo.countAdministrators(ctx.db)) > 0) return { kind: 'unchanged' };
+  const generated = randomBytes(12).toString('base64url');
+  await repo.insertAdministrator(ctx.db, {
+    loginName: 'admin',
+    email: email || 'admin@mailroom.invalid',
+    passwordHash: await hashPassword(generated),
+    superUser: true,
+    passwordChangedAt: new Date(),
+    ...repo.privilegeColumns(ALL_PRIVILEGES),
+  });
+  return { kind: 'generated', login: 'admin', password: generated };
+}

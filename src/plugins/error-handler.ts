@@ -1,0 +1,54 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { HttpError, ValidationError } from '../shared/errors.js';
+import { formatValidationErrors } from '../shared/validation.js';
+import { routeNotFoundMessage } from './http.js';
+
+/**
+ * The one place errors become responses. Typed errors keep their status and message; validator failures
+ * become the 422 shape; Fastify's own 4xx (body too large, bad media type) keep theirs. Everything else is a
+ * 500 whose message is the error's own only when our code raised a plain Error on purpose; driver and
+ * runtime errors could leak internals, so they answer with the request id and the detail goes to the log.
+ */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error.validation) {
+      if (error.validationContext === 'params') {
+        return reply.code(404).send({ message: routeNotFoundMessage(request) });
+      }
+      const errors = formatValidationErrors(error.validation as never);
+      return reply.code(422).send({ message: 'Validation failed', errors });
+    }
+    if (error instanceof ValidationError) {
+      return reply.code(422).send({ message: error.message, errors: error.errors });
+    }
+    if (error instanceof HttpError) {
+      return reply.code(error.statusCode).headers(error.headers).send({ message: error.message });
+    }
+    if ((error as { code?: string }).code === '23505') {
+      // A uniqueness race the service's own check could not see (two writers at once).
+      request.log.info({ err: error }, 'unique violation answered as 409');
+      return reply.code(409).send({ message: 'A record with these values already exists.' });
+    }
+    const status = error.statusCode;
+    if (status && status >= 400 && status < 500) {
+      return reply.code(status).send({ message: clientErrorMessage(error) });
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    const ownMessage = error.constructor === Error && !error.code && error.message;
+    return reply.code(500).send({ message: ownMessage || `Internal server error (request ${request.id})` });
+  });
+}
+
+function clientErrorMessage(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FILES_LIMIT':
+      return `Request body is too large: ${error.message}`;
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return `Unsupported content type: ${error.message}`;
+    default:
+      return error.message;
+  }
+}

@@ -1,0 +1,54 @@
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { ensureFirstAdministrator } from './identity/bootstrap.js';
+
+/** The process: configuration, the app, listening, and a graceful close on SIGTERM/SIGINT. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`mailroom: ${err.message}`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw err;
+  }
+
+  const app = await buildApp({ config });
+  const bootstrap = await ensureFirstAdministrator(app.ctx);
+
+  let closing = false;
+  const close = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const timer = setTimeout(() => {
+      app.log.error('shutdown took longer than 20 s; exiting');
+      process.exit(1);
+    }, 20_000);
+    timer.unref();
+    await app.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void close('SIGTERM'));
+  process.on('SIGINT', () => void close('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  const where = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
+  const storage = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
+  process.stdout.write(`\nMailroom is listening on ${where} (storage: ${storage}, mail: ${app.ctx.mailer.kind}).\n`);
+  process.stdout.write(`API reference: ${where}/docs\n`);
+  if (bootstrap.kind === 'generated') {
+    // Printed once, to the terminal only; it is not written to the structured log.
+    process.stdout.write(
+      `\nFirst start: created the super user "${bootstrap.login}" with password: ${bootstrap.password}\n` +
+        'Log in with POST /api/v2/sessions and change it (PUT /api/v2/administrators/1), or set ADMIN_LOGIN/ADMIN_PASSWORD.\n\n',
+    );
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error('mailroom: failed to start:', err);
+  process.exit(1);
+});

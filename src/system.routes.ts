@@ -1,0 +1,59 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { sql } from 'drizzle-orm';
+import { HttpError } from './shared/errors.js';
+import { errorResponses } from './shared/schemas.js';
+
+/** Pages outside the resource areas: phpList's start page, liveness and readiness. */
+export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/api/v2',
+    {
+      schema: {
+        tags: ['system'],
+        operationId: 'startPage',
+        summary: "phpList's start page: intentionally empty HTML",
+        security: [],
+        produces: ['text/html'],
+        response: { 200: { type: 'string', description: 'An empty HTML page' } },
+      },
+    },
+    async (_request, reply) => reply.type('text/html; charset=utf-8').send('This page has been intentionally left empty.'),
+  );
+
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        tags: ['system'],
+        operationId: 'health',
+        summary: 'The process is alive',
+        security: [],
+        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+      },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        tags: ['system'],
+        operationId: 'ready',
+        summary: 'The database answers',
+        security: [],
+        response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(503) },
+      },
+    },
+    async (request) => {
+      try {
+        await app.ctx.db.execute(sql`select 1`);
+        return { status: 'ready' as const };
+      } catch (err) {
+        request.log.warn({ err }, 'readiness check failed');
+        throw new HttpError(503, 'Database unreachable');
+      }
+    },
+  );
+};

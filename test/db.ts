@@ -1,0 +1,84 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { createDatabase, type Database } from '../src/db/client.js';
+import { migrationsFolder } from '../src/db/migrate.js';
+
+/*
+ * The golden database: migrated once per test run (test/prepare.ts), cloned for every test file, so files are
+ * isolated and none pays for migrating. PGlite: a data-dir dump loaded into a fresh in-memory instance.
+ * PostgreSQL (DATABASE_URL set): CREATE DATABASE … TEMPLATE.
+ */
+
+export const GOLDEN_PG_DATABASE = 'mailroom_golden';
+export const TEST_PG_PREFIX = 'mailroom_t_';
+
+/** Changes whenever a migration does, so a stale golden dump is never used. */
+export function migrationsHash(): string {
+  const hash = createHash('sha256');
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else hash.update(entry.name).update(readFileSync(path));
+    }
+  };
+  walk(migrationsFolder);
+  return hash.digest('hex').slice(0, 16);
+}
+
+export function goldenPglitePath(): string {
+  return join(process.cwd(), '.cache', `golden-pglite-${migrationsHash()}.tar.gz`);
+}
+
+export function withDatabaseName(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+export interface TestDatabase {
+  readonly database: Database;
+  /** The connection string of the clone (PostgreSQL), for tests that start a second process. */
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+export async function openTestDatabase(): Promise<TestDatabase> {
+  const baseUrl = process.env.DATABASE_URL ?? '';
+  if (!baseUrl) {
+    const path = goldenPglitePath();
+    if (!existsSync(path)) throw new Error(`No golden database at ${path}: run the tests with "npm test".`);
+    const database = await createDatabase({ databaseUrl: '', dataDir: 'memory://', loadDataDir: new Blob([readFileSync(path)]) });
+    return { database, url: '', drop: async () => {} };
+  }
+  const name = `${TEST_PG_PREFIX}${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  try {
+    // Two files cloning at the same instant can collide on the template; a short retry settles it.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await admin.query(`create database "${name}" template "${GOLDEN_PG_DATABASE}"`);
+        break;
+      } catch (err) {
+        if (attempt >= 20 || !/being accessed by other users/.test(String(err))) throw err;
+        await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+      }
+    }
+  } finally {
+    await admin.end();
+  }
+  const url = withDatabaseName(baseUrl, name);
+  const database = await createDatabase({ databaseUrl: url, poolSize: 5 });
+  return {
+    database,
+    url,
+    async drop() {
+      const client = new pg.Client({ connectionString: baseUrl });
+      await client.connect();
+      await client.query(`drop database if exists "${name}" with (force)`).finally(() => client.end());
+    },
+  };
+}

@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { loadConfig, type Config } from '../src/config.js';
+import type { AppContext } from '../src/context.js';
+import type { Db } from '../src/db/client.js';
+import { createAdmin, createSessionKey, type AdminOptions } from './factories.js';
+import { openTestDatabase } from './db.js';
+import { startSmtpSink, type SmtpSink } from './smtp-sink.js';
+
+export interface TestApp {
+  readonly app: FastifyInstance;
+  readonly ctx: AppContext;
+  readonly db: Db;
+  readonly config: Config;
+  /** The SMTP sink every mail of this app goes to. */
+  readonly smtp: SmtpSink;
+  /** Connection string of this file's database (PostgreSQL only; '' on PGlite). */
+  readonly databaseUrl: string;
+  inject(options: InjectOptions): Promise<LightMyRequestResponse>;
+  /** An administrator (super user unless told otherwise) and a live session key for them. */
+  adminWithSession(options?: AdminOptions): Promise<{
+    admin: Awaited<ReturnType<typeof createAdmin>>;
+    key: string;
+    sessionId: number;
+    headers: Record<string, string>;
+  }>;
+  close(): Promise<void>;
+}
+
+/**
+ * The service on this test file's own database (a clone of the golden one), with mail going over real SMTP to
+ * a sink on loopback. Call once per file; close in `after`.
+ */
+export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+  const testDb = await openTestDatabase();
+  const smtp = await startSmtpSink();
+  const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-test-'));
+  const config = loadConfig(
+    { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', DATA_DIR: dataDir, SMTP_URL: smtp.url, SEND_WORKER: 'off' },
+    overrides,
+  );
+  const app = await buildApp({ config, database: testDb.database, migrate: false });
+  await app.ready();
+  return {
+    app,
+    ctx: app.ctx,
+    db: app.ctx.db,
+    config,
+    smtp,
+    databaseUrl: testDb.url,
+    inject: (options) => app.inject(options),
+    async adminWithSession(options = {}) {
+      const admin = await createAdmin(app.ctx.db, options);
+      const session = await createSessionKey(app.ctx.db, admin.id);
+      return { admin, key: session.key, sessionId: session.id, headers: session.headers };
+    },
+    async close() {
+      await app.close();
+      await testDb.drop();
+      await smtp.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Matches any ATOM timestamp (`2026-11-22T09:30:00+00:00`), for whole-body comparisons. */
+export const ATOM = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
+
+/** Asserts a value matches an ATOM timestamp and returns it, so whole bodies can be compared with it in place. */
+export function atom(value: unknown): string {
+  if (typeof value !== 'string' || !ATOM.test(value)) throw new Error(`not an ATOM timestamp: ${String(value)}`);
+  return value;
+}

@@ -1,0 +1,46 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import pg from 'pg';
+import { createDatabase } from '../src/db/client.js';
+import { migrate } from '../src/db/migrate.js';
+import { GOLDEN_PG_DATABASE, TEST_PG_PREFIX, goldenPglitePath, withDatabaseName } from './db.js';
+
+/** Runs once before the test files: builds the golden database they clone. */
+async function main(): Promise<void> {
+  const url = process.env.DATABASE_URL ?? '';
+  if (!url) {
+    const path = goldenPglitePath();
+    if (existsSync(path)) return;
+    const database = await createDatabase({ databaseUrl: '', dataDir: 'memory://' });
+    await migrate(database);
+    const client = (database.db as unknown as { $client: { dumpDataDir(c: 'gzip'): Promise<Blob> } }).$client;
+    const dump = await client.dumpDataDir('gzip');
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, Buffer.from(await dump.arrayBuffer()));
+    await database.close();
+    console.log(`golden PGlite database written to ${path}`);
+    return;
+  }
+
+  const admin = new pg.Client({ connectionString: url });
+  try {
+    await admin.connect();
+  } catch (err) {
+    console.error(`Cannot reach PostgreSQL at DATABASE_URL: ${(err as Error).message}`);
+    process.exit(1);
+  }
+  // Leftovers of an interrupted run, then a fresh golden database.
+  const stale = await admin.query<{ datname: string }>(
+    `select datname from pg_database where datname like '${TEST_PG_PREFIX}%' or datname = $1`,
+    [GOLDEN_PG_DATABASE],
+  );
+  for (const { datname } of stale.rows) await admin.query(`drop database if exists "${datname}" with (force)`);
+  await admin.query(`create database "${GOLDEN_PG_DATABASE}"`);
+  await admin.end();
+  const database = await createDatabase({ databaseUrl: withDatabaseName(url, GOLDEN_PG_DATABASE), poolSize: 1 });
+  await migrate(database);
+  await database.close();
+  console.log(`golden PostgreSQL database ${GOLDEN_PG_DATABASE} migrated`);
+}
+
+await main();
