@@ -11,8 +11,10 @@ import { migrationsFolder } from '../src/db/migrate.js';
  * PostgreSQL (DATABASE_URL set): CREATE DATABASE … TEMPLATE.
  */
 
-export const GOLDEN_PG_DATABASE = 'mailroom_golden';
-export const TEST_PG_PREFIX = 'mailroom_t_';
+// Scoped to this checkout, so test runs from two checkouts on one server never drop each other's databases.
+const checkout = createHash('sha256').update(process.cwd()).digest('hex').slice(0, 8);
+export const GOLDEN_PG_DATABASE = `mailroom_golden_${checkout}`;
+export const TEST_PG_PREFIX = `mailroom_t_${checkout}_`;
 
 /** Changes whenever a migration does, so a stale golden dump is never used. */
 export function migrationsHash(): string {
