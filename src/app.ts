@@ -6,6 +6,8 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { createDatabase, type Database } from './db/client.js';
 import { migrate } from './db/migrate.js';
+import { adminAttributeDefinitionRoutes } from './identity/admin-attribute-definition.routes.js';
+import { adminAttributeValueRoutes } from './identity/admin-attribute-value.routes.js';
 import { administratorRoutes } from './identity/administrator.routes.js';
 import { sessionRoutes } from './identity/session.routes.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
@@ -86,6 +88,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     async (api) => {
       await api.register(sessionRoutes);
       await api.register(administratorRoutes);
+      await api.register(adminAttributeDefinitionRoutes);
+      await api.register(adminAttributeValueRoutes);
     },
     { prefix: '/api/v2' },
   );
