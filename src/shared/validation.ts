@@ -41,7 +41,8 @@ export function formatValidationErrors(errors: readonly ErrorObject[]): Record<s
   }
   for (const error of errors) {
     // A union reports one error per branch and one for itself; the type error alone says it best.
-    if (error.keyword === 'anyOf' && typeErrorAt.has(error.instancePath)) continue;
+    // A union or an enum adds nothing to a type error at the same field.
+    if ((error.keyword === 'anyOf' || error.keyword === 'enum') && typeErrorAt.has(error.instancePath)) continue;
     // Inside a Nullable(), the branch that wanted null adds nothing the other branch's error does not say.
     if (error.keyword === 'type' && (error.params as { type?: string }).type === 'null') continue;
     let path = toFieldPath(error.instancePath);
