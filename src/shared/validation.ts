@@ -36,13 +36,17 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
 export function formatValidationErrors(errors: readonly ErrorObject[]): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   const typeErrorAt = new Set<string>();
+  const specificErrorAt = new Set<string>();
   for (const error of errors) {
-    if (error.keyword === 'type') typeErrorAt.add(error.instancePath);
+    const wantsNull = (error.params as { type?: string }).type === 'null';
+    if (error.keyword === 'type' && !wantsNull) typeErrorAt.add(error.instancePath);
+    if (error.keyword !== 'anyOf' && !(error.keyword === 'type' && wantsNull)) specificErrorAt.add(error.instancePath);
   }
   for (const error of errors) {
     // A union reports one error per branch and one for itself; the type error alone says it best.
-    // A union or an enum adds nothing to a type error at the same field.
-    if ((error.keyword === 'anyOf' || error.keyword === 'enum') && typeErrorAt.has(error.instancePath)) continue;
+    // A union's own error adds nothing to what one of its branches said; an enum nothing to a type error.
+    if (error.keyword === 'anyOf' && specificErrorAt.has(error.instancePath)) continue;
+    if (error.keyword === 'enum' && typeErrorAt.has(error.instancePath)) continue;
     // Inside a Nullable(), the branch that wanted null adds nothing the other branch's error does not say.
     if (error.keyword === 'type' && (error.params as { type?: string }).type === 'null') continue;
     let path = toFieldPath(error.instancePath);
