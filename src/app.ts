@@ -7,6 +7,7 @@ import type { AppContext } from './context.js';
 import { createDatabase, type Database } from './db/client.js';
 import { migrate } from './db/migrate.js';
 import { administratorRoutes } from './identity/administrator.routes.js';
+import { passwordResetRoutes } from './identity/password-reset.routes.js';
 import { sessionRoutes } from './identity/session.routes.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { registerAuth } from './plugins/auth.js';
@@ -86,6 +87,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     async (api) => {
       await api.register(sessionRoutes);
       await api.register(administratorRoutes);
+      await api.register(passwordResetRoutes);
     },
     { prefix: '/api/v2' },
   );
