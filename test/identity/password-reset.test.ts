@@ -154,6 +154,16 @@ describe('POST /api/v2/password-reset/request', () => {
     assert.equal((await post('request', { email: 'calm@example.com' })).statusCode, 204);
   });
 
+  test('a mail server refusing the mail is 503 without its text; the token stays', async () => {
+    const admin = await createAdmin(t.db, { email: 'bounced@example.com' });
+    t.smtp.failNext(1, 550, 'Mailbox secretly unavailable');
+    const res = await post('request', { email: 'bounced@example.com' });
+    assert.equal(res.statusCode, 503);
+    assert.deepEqual(res.json(), { message: 'The password reset mail could not be sent. Try again later.' });
+    const rows = await t.db.select().from(passwordResetTokens).where(eq(passwordResetTokens.administratorId, admin.id));
+    assert.equal(rows.length, 1);
+  });
+
   test('the limit window ends after 15 minutes', async () => {
     const admin = await createAdmin(t.db, { email: 'patient@example.com' });
     await t.db.insert(passwordResetTokens).values({
