@@ -46,7 +46,9 @@ CREATE TABLE "password_reset_tokens" (
 	"administrator_id" integer NOT NULL,
 	"token_hash" text NOT NULL,
 	"expires_at" timestamp with time zone NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"request_count" integer DEFAULT 1 NOT NULL,
+	"window_started_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "sessions" (
@@ -107,6 +109,7 @@ CREATE UNIQUE INDEX "administrators_email_key" ON "administrators" USING btree (
 CREATE INDEX "login_failures_login_name_idx" ON "login_failures" USING btree (lower("login_name"),"created_at");--> statement-breakpoint
 CREATE INDEX "login_failures_client_ip_idx" ON "login_failures" USING btree ("client_ip","created_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "password_reset_tokens_token_hash_key" ON "password_reset_tokens" USING btree ("token_hash");--> statement-breakpoint
+CREATE INDEX "password_reset_tokens_administrator_id_idx" ON "password_reset_tokens" USING btree ("administrator_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "sessions_key_hash_key" ON "sessions" USING btree ("key_hash");--> statement-breakpoint
 CREATE INDEX "sessions_administrator_id_idx" ON "sessions" USING btree ("administrator_id");--> statement-breakpoint
 CREATE INDEX "lists_owner_id_idx" ON "lists" USING btree ("owner_id");--> statement-breakpoint

@@ -9,6 +9,7 @@ import { migrate } from './db/migrate.js';
 import { adminAttributeDefinitionRoutes } from './identity/admin-attribute-definition.routes.js';
 import { adminAttributeValueRoutes } from './identity/admin-attribute-value.routes.js';
 import { administratorRoutes } from './identity/administrator.routes.js';
+import { passwordResetRoutes } from './identity/password-reset.routes.js';
 import { sessionRoutes } from './identity/session.routes.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { registerAuth } from './plugins/auth.js';
@@ -90,6 +91,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(administratorRoutes);
       await api.register(adminAttributeDefinitionRoutes);
       await api.register(adminAttributeValueRoutes);
+      await api.register(passwordResetRoutes);
     },
     { prefix: '/api/v2' },
   );

@@ -36,6 +36,8 @@ export function registerHttpConventions(app: FastifyInstance): void {
 
   app.addHook('preValidation', async (request) => {
     if (request.query && typeof request.query === 'object') normalisePageQuery(request.query as Record<string, unknown>);
+    // No body at all (no content type, so no parser ran) reads as `{}` too, so missing fields are named one by one.
+    if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
     if (!request.routeOptions.config.keepBodyKeys && isPlainObject(request.body)) {
       request.body = snakeKeys(request.body);
     }

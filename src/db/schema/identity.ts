@@ -69,8 +69,17 @@ export const passwordResetTokens = pgTable(
     tokenHash: text('token_hash').notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * The request rate limit rides on the token row: a new request replaces the previous token but carries its
+     * count forward while the window that began at `window_started_at` lasts.
+     */
+    requestCount: integer('request_count').notNull().default(1),
+    windowStartedAt: timestamp('window_started_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('password_reset_tokens_token_hash_key').on(t.tokenHash)],
+  (t) => [
+    uniqueIndex('password_reset_tokens_token_hash_key').on(t.tokenHash),
+    index('password_reset_tokens_administrator_id_idx').on(t.administratorId),
+  ],
 );
 
 export const adminAttributeDefinitions = pgTable(
