@@ -90,6 +90,30 @@ describe('GET /api/v2/lists/{listId}/subscribers', () => {
     const anon = await t.inject({ method: 'GET', url: `/api/v2/lists/${list.id}/subscribers` });
     assert.deepEqual([anon.statusCode, anon.json()], [403, NO_SESSION]);
   });
+  test('walking every page with the cursor yields each member once, in id order, and total matches', async () => {
+    const { headers } = await t.adminWithSession();
+    const list = await createList(t.db);
+    const rows = await t.db
+      .insert(subscribers)
+      .values(Array.from({ length: 250 }, (_, i) => ({ email: `walk-${i}@example.com`, uniqueId: `walk${String(i).padStart(28, '0')}` })))
+      .returning({ id: subscribers.id });
+    // Every other one, so subscriber ids and member positions differ.
+    const members = rows.filter((_, i) => i % 2 === 0).map((r) => r.id);
+    await t.db.insert(subscriptions).values(members.map((subscriberId) => ({ listId: list.id, subscriberId })));
+    const seen: number[] = [];
+    let cursor = 0;
+    for (let guard = 0; guard < 10; guard++) {
+      const res = await t.inject({ method: 'GET', url: `/api/v2/lists/${list.id}/subscribers?limit=50&after_id=${cursor}`, headers });
+      const body = res.json();
+      assert.equal(body.pagination.total, 125);
+      seen.push(...body.items.map((s: { id: number }) => s.id));
+      if (!body.pagination.has_more) break;
+      cursor = body.pagination.next_cursor;
+    }
+    assert.deepEqual(seen, members);
+    const count = await t.inject({ method: 'GET', url: `/api/v2/lists/${list.id}/subscribers/count`, headers });
+    assert.deepEqual(count.json(), { subscribers_count: 125 });
+  });
 });
 
 describe('GET /api/v2/lists/{listId}/subscribers/count and /count', () => {
