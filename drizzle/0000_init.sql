@@ -59,6 +59,14 @@ CREATE TABLE "sessions" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "blacklist" (
+	"id" serial PRIMARY KEY NOT NULL,
+	"email" text NOT NULL,
+	"reason" text,
+	"added_by" integer,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "lists" (
 	"id" serial PRIMARY KEY NOT NULL,
 	"name" text NOT NULL,
@@ -100,6 +108,7 @@ ALTER TABLE "admin_attribute_values" ADD CONSTRAINT "admin_attribute_values_admi
 ALTER TABLE "admin_attribute_values" ADD CONSTRAINT "admin_attribute_values_definition_id_admin_attribute_definitions_id_fk" FOREIGN KEY ("definition_id") REFERENCES "public"."admin_attribute_definitions"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "password_reset_tokens" ADD CONSTRAINT "password_reset_tokens_administrator_id_administrators_id_fk" FOREIGN KEY ("administrator_id") REFERENCES "public"."administrators"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "sessions" ADD CONSTRAINT "sessions_administrator_id_administrators_id_fk" FOREIGN KEY ("administrator_id") REFERENCES "public"."administrators"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "blacklist" ADD CONSTRAINT "blacklist_added_by_administrators_id_fk" FOREIGN KEY ("added_by") REFERENCES "public"."administrators"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "lists" ADD CONSTRAINT "lists_owner_id_administrators_id_fk" FOREIGN KEY ("owner_id") REFERENCES "public"."administrators"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "subscriptions" ADD CONSTRAINT "subscriptions_list_id_lists_id_fk" FOREIGN KEY ("list_id") REFERENCES "public"."lists"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "subscriptions" ADD CONSTRAINT "subscriptions_subscriber_id_subscribers_id_fk" FOREIGN KEY ("subscriber_id") REFERENCES "public"."subscribers"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -112,6 +121,7 @@ CREATE UNIQUE INDEX "password_reset_tokens_token_hash_key" ON "password_reset_to
 CREATE INDEX "password_reset_tokens_administrator_id_idx" ON "password_reset_tokens" USING btree ("administrator_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "sessions_key_hash_key" ON "sessions" USING btree ("key_hash");--> statement-breakpoint
 CREATE INDEX "sessions_administrator_id_idx" ON "sessions" USING btree ("administrator_id");--> statement-breakpoint
+CREATE UNIQUE INDEX "blacklist_email_key" ON "blacklist" USING btree (lower("email"));--> statement-breakpoint
 CREATE INDEX "lists_owner_id_idx" ON "lists" USING btree ("owner_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "subscribers_email_key" ON "subscribers" USING btree (lower("email"));--> statement-breakpoint
 CREATE UNIQUE INDEX "subscribers_unique_id_key" ON "subscribers" USING btree ("unique_id");--> statement-breakpoint

@@ -16,6 +16,9 @@ import { registerAuth } from './plugins/auth.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
 import { registerHttpConventions } from './plugins/http.js';
 import { registerOpenApi } from './plugins/openapi.js';
+import { blacklistRoutes } from './subscription/blacklist.routes.js';
+import { listMemberRoutes } from './subscription/list-member.routes.js';
+import { listRoutes } from './subscription/list.routes.js';
 import { Message, ValidationFailure } from './shared/schemas.js';
 import { validatorCompiler } from './shared/validation.js';
 import { systemRoutes } from './system.routes.js';
@@ -92,6 +95,10 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(adminAttributeDefinitionRoutes);
       await api.register(adminAttributeValueRoutes);
       await api.register(passwordResetRoutes);
+      // subscription area
+      await api.register(listRoutes);
+      await api.register(listMemberRoutes);
+      await api.register(blacklistRoutes);
     },
     { prefix: '/api/v2' },
   );

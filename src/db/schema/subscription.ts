@@ -65,3 +65,19 @@ export const subscriptions = pgTable(
   // the second index serves "lists of a subscriber".
   (t) => [primaryKey({ columns: [t.listId, t.subscriberId] }), index('subscriptions_subscriber_id_idx').on(t.subscriberId)],
 );
+
+/**
+ * The blacklist: addresses that must never be mailed, whether or not a subscriber has them. Kept in step with
+ * the subscribers' `blacklisted` flag (DECISIONS.md: one store; adding flags, removing clears both).
+ */
+export const blacklist = pgTable(
+  'blacklist',
+  {
+    id: serial('id').primaryKey(),
+    email: text('email').notNull(),
+    reason: text('reason'),
+    addedBy: integer('added_by').references(() => administrators.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('blacklist_email_key').on(sql`lower(${t.email})`)],
+);

@@ -1,0 +1,30 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { DateTime, Email, Nullable } from '../shared/schemas.js';
+
+/** Reference §6.13: answer of add and info. `added` is null for a subscriber flagged without an entry. */
+export const BlacklistEntry = Type.Object({
+  email: Type.String(),
+  added: Nullable(DateTime),
+  reason: Nullable(Type.String()),
+});
+export type BlacklistEntry = Static<typeof BlacklistEntry>;
+
+export const BlacklistCheck = Type.Object({
+  blacklisted: Type.Boolean(),
+  reason: Nullable(Type.String()),
+});
+export type BlacklistCheck = Static<typeof BlacklistCheck>;
+
+/** The one error body of another shape, kept for phpList compatibility (reference §4.1). */
+export const NotBlacklisted = Type.Object({ error: Type.String() });
+
+export const AddToBlacklistBody = Type.Object(
+  {
+    email: Email,
+    reason: Type.Optional(Nullable(Type.String({ maxLength: 65_535 }))),
+  },
+  { additionalProperties: false },
+);
+export type AddToBlacklistBody = Static<typeof AddToBlacklistBody>;
+
+export const EmailParams = Type.Object({ email: Type.String({ maxLength: 255 }) });

@@ -1,0 +1,90 @@
+import { and, asc, count, eq, gt, inArray, sql } from 'drizzle-orm';
+import type { Executor } from '../db/client.js';
+import { subscribers, subscriptions } from '../db/schema/index.js';
+import type { SubscriberRow } from './member.repository.js';
+
+/**
+ * One page of a list's members. Keyset on the primary key (list_id, subscriber_id): the index range scan
+ * starts right after the cursor, so page 40,000 of a 1,000,000-member list costs what page 1 does.
+ */
+export async function memberPage(db: Executor, listId: number, afterId: number, limit: number): Promise<SubscriberRow[]> {
+  const ids = db
+    .select({ id: subscriptions.subscriberId })
+    .from(subscriptions)
+    .where(and(eq(subscriptions.listId, listId), gt(subscriptions.subscriberId, afterId)))
+    .orderBy(asc(subscriptions.subscriberId))
+    .limit(limit)
+    .as('page');
+  return db
+    .select({ subscriber: subscribers })
+    .from(ids)
+    .innerJoin(subscribers, eq(subscribers.id, ids.id))
+    .orderBy(asc(subscribers.id))
+    .then((rows) => rows.map((r) => r.subscriber));
+}
+
+/** Members of a list: an index-only count over the primary key's list_id prefix. */
+export async function countMembers(db: Executor, listId: number): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(subscriptions).where(eq(subscriptions.listId, listId));
+  return row?.n ?? 0;
+}
+
+/** Subscribers by e-mail, matched case-insensitively (the unique index is on lower(email)). */
+export async function findSubscribersByEmails(db: Executor, emails: string[]): Promise<SubscriberRow[]> {
+  if (emails.length === 0) return [];
+  const lowered = emails.map((e) => e.toLowerCase());
+  return db.select().from(subscribers).where(inArray(sql`lower(${subscribers.email})`, lowered));
+}
+
+/** Inserts subscribers; an address another writer stored meanwhile is skipped, not an error. */
+export async function insertSubscribers(db: Executor, values: (typeof subscribers.$inferInsert)[]): Promise<void> {
+  if (values.length === 0) return;
+  await db.insert(subscribers).values(values).onConflictDoNothing();
+}
+
+export async function confirmSubscribers(db: Executor, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .update(subscribers)
+    .set({ confirmed: true, updatedAt: new Date() })
+    .where(and(inArray(subscribers.id, ids), eq(subscribers.confirmed, false)));
+}
+
+/** Subscribes; existing subscriptions stay as they are. Answers the ids newly subscribed. */
+export async function insertSubscriptions(db: Executor, listId: number, subscriberIds: number[]): Promise<Set<number>> {
+  if (subscriberIds.length === 0) return new Set();
+  const rows = await db
+    .insert(subscriptions)
+    .values(subscriberIds.map((subscriberId) => ({ listId, subscriberId })))
+    .onConflictDoNothing()
+    .returning({ subscriberId: subscriptions.subscriberId });
+  return new Set(rows.map((r) => r.subscriberId));
+}
+
+/** Subscription dates of these subscribers on the list. */
+export async function subscriptionDates(db: Executor, listId: number, subscriberIds: number[]): Promise<Map<number, Date>> {
+  if (subscriberIds.length === 0) return new Map();
+  const rows = await db
+    .select({ subscriberId: subscriptions.subscriberId, createdAt: subscriptions.createdAt })
+    .from(subscriptions)
+    .where(and(eq(subscriptions.listId, listId), inArray(subscriptions.subscriberId, subscriberIds)));
+  return new Map(rows.map((r) => [r.subscriberId, r.createdAt]));
+}
+
+/** Unsubscribes these addresses from the list; unknown addresses and non-members are ignored. */
+export async function removeMembers(db: Executor, listId: number, emails: string[]): Promise<number> {
+  const lowered = emails.map((e) => e.toLowerCase());
+  const rows = await db
+    .delete(subscriptions)
+    .where(
+      and(
+        eq(subscriptions.listId, listId),
+        inArray(
+          subscriptions.subscriberId,
+          db.select({ id: subscribers.id }).from(subscribers).where(inArray(sql`lower(${subscribers.email})`, lowered)),
+        ),
+      ),
+    )
+    .returning({ subscriberId: subscriptions.subscriberId });
+  return rows.length;
+}
