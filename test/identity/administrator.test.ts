@@ -408,6 +408,20 @@ describe('privileges', () => {
   });
 });
 
+describe('order of checks', () => {
+  test('authentication and privilege come before the 404 of a missing administrator', async () => {
+    const plain = await t.adminWithSession({ superUser: false, privileges: { subscribers: true } });
+    for (const method of ['GET', 'PUT', 'DELETE'] as const) {
+      const url = '/api/v2/administrators/999999';
+      const payload = method === 'PUT' ? { email: 'bad' } : undefined;
+      const anonymous = await t.inject({ method, url, payload });
+      assert.deepEqual([anonymous.statusCode, anonymous.json()], [403, NO_SESSION], method);
+      const denied = await t.inject({ method, url, headers: plain.headers, payload });
+      assert.deepEqual([denied.statusCode, denied.json()], [403, NOT_ALLOWED], method);
+    }
+  });
+});
+
 function routes(id: number): ['GET' | 'POST' | 'PUT' | 'DELETE', string][] {
   return [
     ['GET', '/api/v2/administrators'],
