@@ -5,7 +5,7 @@ import { Value } from '@sinclair/typebox/value';
  * Every environment variable the service reads, with its default. The same list, with the same defaults,
  * is in README.md and .env.example; `test/config.test.ts` keeps the three in step.
  */
-const EnvSchema = Type.Object({
+export const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   DATABASE_URL: Type.String({ default: '', pattern: '^(|postgres(ql)?://.+)$' }),

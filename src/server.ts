@@ -35,7 +35,10 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void close('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
-  const where = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
+  // The bound port, not the configured one: PORT=0 asks the system for a free port.
+  const bound = app.server.address();
+  const port = bound && typeof bound === 'object' ? bound.port : config.port;
+  const where = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
   const storage = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
   process.stdout.write(`\nMailroom is listening on ${where} (storage: ${storage}, mail: ${app.ctx.mailer.kind}).\n`);
   process.stdout.write(`API reference: ${where}/docs\n`);

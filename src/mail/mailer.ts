@@ -53,7 +53,7 @@ function smtpMailer(url: string, from: string): Mailer {
 
 function outboxMailer(dataDir: string, from: string): Mailer {
   const dir = join(dataDir, 'outbox');
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'crlf' });
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
   return {
     kind: 'outbox',
     async send(message) {

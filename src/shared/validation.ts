@@ -45,7 +45,9 @@ export function formatValidationErrors(errors: readonly ErrorObject[]): Record<s
   for (const error of errors) {
     // A union reports one error per branch and one for itself; the type error alone says it best.
     // A union's own error adds nothing to what one of its branches said; an enum nothing to a type error.
-    if (error.keyword === 'anyOf' && specificErrorAt.has(error.instancePath)) continue;
+    if (error.keyword === 'anyOf' && [...specificErrorAt].some((at) => at === error.instancePath || at.startsWith(`${error.instancePath}/`))) {
+      continue;
+    }
     if (error.keyword === 'enum' && typeErrorAt.has(error.instancePath)) continue;
     // Inside a Nullable(), the branch that wanted null adds nothing the other branch's error does not say.
     if (error.keyword === 'type' && (error.params as { type?: string }).type === 'null') continue;

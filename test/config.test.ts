@@ -1,0 +1,117 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { ConfigError, EnvSchema, loadConfig } from '../src/config.js';
+
+const root = new URL('../', import.meta.url);
+const read = (file: string) => readFileSync(new URL(file, root), 'utf8');
+const SCHEMA_DEFAULTS: Record<string, string> = Object.fromEntries(
+  Object.entries(EnvSchema.properties).map(([name, schema]) => [name, String((schema as { default: unknown }).default)]),
+);
+
+describe('loadConfig', () => {
+  test('defaults', () => {
+    assert.deepEqual(loadConfig({}), {
+      port: 8080,
+      host: '127.0.0.1',
+      databaseUrl: '',
+      databasePoolSize: 10,
+      dataDir: './data',
+      publicUrl: 'http://localhost:8080',
+      sessionTtl: 3600,
+      admin: { login: '', password: '', email: '' },
+      logLevel: 'info',
+      trustProxy: false,
+      corsOrigins: [],
+      smtpUrl: '',
+      mailFrom: 'Mailroom <mailroom@localhost>',
+      bodyLimit: 1_048_576,
+      uploadLimit: 52_428_800,
+      loginMaxFailures: 10,
+      loginFailureWindow: 900,
+      passwordResetUrl: 'http://localhost:8080/password-reset?token=',
+      sendWorker: true,
+    });
+  });
+
+  test('reads and converts values', () => {
+    const config = loadConfig({
+      PORT: ' 3000 ',
+      PUBLIC_URL: 'https://lists.example.com/',
+      TRUST_PROXY: '2',
+      CORS_ORIGIN: 'https://a.example, https://b.example',
+      SEND_WORKER: 'off',
+      ADMIN_LOGIN: 'boss',
+      ADMIN_PASSWORD: 'long enough',
+      DATABASE_URL: 'postgres://u:p@db:5432/x',
+    });
+    assert.equal(config.port, 3000);
+    assert.equal(config.publicUrl, 'https://lists.example.com');
+    assert.equal(config.passwordResetUrl, 'https://lists.example.com/password-reset?token=');
+    assert.equal(config.trustProxy, 2);
+    assert.deepEqual(config.corsOrigins, ['https://a.example', 'https://b.example']);
+    assert.equal(config.sendWorker, false);
+    assert.deepEqual(config.admin, { login: 'boss', password: 'long enough', email: '' });
+    assert.equal(config.databaseUrl, 'postgres://u:p@db:5432/x');
+    assert.ok(Object.isFrozen(config));
+  });
+
+  for (const [name, value] of [
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['PUBLIC_URL', 'ftp://x'],
+    ['SESSION_TTL', '5'],
+    ['LOG_LEVEL', 'loud'],
+    ['SMTP_URL', 'http://x'],
+    ['SEND_WORKER', 'maybe'],
+    ['BODY_LIMIT', '1.5'],
+    ['DATABASE_POOL_SIZE', '0'],
+  ] as const) {
+    test(`${name}=${value} is a ConfigError naming the variable`, () => {
+      assert.throws(
+        () => loadConfig({ [name]: value }),
+        (err: unknown) => err instanceof ConfigError && err.message.includes(name),
+      );
+    });
+  }
+
+  test('ADMIN_LOGIN without ADMIN_PASSWORD, or with a short one, throws', () => {
+    assert.throws(() => loadConfig({ ADMIN_LOGIN: 'boss' }), (err: unknown) => err instanceof ConfigError && /ADMIN_PASSWORD/.test(err.message));
+    assert.throws(
+      () => loadConfig({ ADMIN_LOGIN: 'boss', ADMIN_PASSWORD: 'short' }),
+      (err: unknown) => err instanceof ConfigError && /ADMIN_PASSWORD/.test(err.message),
+    );
+  });
+});
+
+describe('documented configuration', () => {
+  test('README.md lists exactly the variables of EnvSchema, with their defaults', () => {
+    // The service's table is the one under "## Configuration" (the bench documents its own variables elsewhere).
+    const section = read('README.md').split(/^## Configuration$/m)[1]!.split(/^## /m)[0]!;
+    const rows = [...section.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)].map((m) => [m[1]!, m[2]!.trim()] as const);
+    assert.deepEqual(
+      rows.map(([name]) => name),
+      Object.keys(SCHEMA_DEFAULTS),
+    );
+    for (const [name, shown] of rows) {
+      const value = SCHEMA_DEFAULTS[name]!;
+      if (value !== '') assert.equal(shown, `\`${value}\``, name);
+    }
+  });
+
+  test('.env.example lists exactly the variables of EnvSchema with the same defaults', () => {
+    const entries = read('.env.example')
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.startsWith('#'))
+      .map((line) => {
+        const at = line.indexOf('=');
+        return [line.slice(0, at), line.slice(at + 1)] as const;
+      });
+    assert.deepEqual(Object.fromEntries(entries), SCHEMA_DEFAULTS);
+    assert.deepEqual(
+      entries.map(([name]) => name),
+      Object.keys(SCHEMA_DEFAULTS),
+    );
+  });
+});
