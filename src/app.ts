@@ -8,6 +8,9 @@ import { createDatabase, type Database } from './db/client.js';
 import { migrate } from './db/migrate.js';
 import { administratorRoutes } from './identity/administrator.routes.js';
 import { sessionRoutes } from './identity/session.routes.js';
+import { subscriberConfirmRoutes } from './subscription/subscriber-confirm.routes.js';
+import { subscriberHistoryRoutes } from './subscription/subscriber-history.routes.js';
+import { subscriberRoutes } from './subscription/subscriber.routes.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
@@ -86,6 +89,10 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     async (api) => {
       await api.register(sessionRoutes);
       await api.register(administratorRoutes);
+      // subscription area
+      await api.register(subscriberRoutes);
+      await api.register(subscriberHistoryRoutes);
+      await api.register(subscriberConfirmRoutes);
     },
     { prefix: '/api/v2' },
   );

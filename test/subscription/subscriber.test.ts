@@ -1,0 +1,182 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { eq } from 'drizzle-orm';
+import { subscriberHistory, subscriptions } from '../../src/db/schema/index.js';
+import { createList, createSubscriber } from '../factories.js';
+import { atom, startTestApp, type TestApp } from '../helper.js';
+
+let t: TestApp;
+let headers: Record<string, string>;
+let login: string;
+before(async () => {
+  t = await startTestApp();
+  const session = await t.adminWithSession({ privileges: { subscribers: true } });
+  headers = { ...session.headers, 'user-agent': 'subscriber-test' };
+  login = session.admin.loginName;
+});
+after(() => t.close());
+
+const NO_SESSION = { message: 'No valid session key was provided as basic auth password.' };
+
+/** The expected whole body of a subscriber, built from what the response says for the generated parts. */
+function expectSubscriber(body: Record<string, unknown>, fields: Record<string, unknown>) {
+  return {
+    id: body.id,
+    email: fields.email,
+    created_at: atom(body.created_at),
+    updated_at: atom(body.updated_at),
+    confirmed: true,
+    blacklisted: false,
+    bounce_count: 0,
+    unique_id: body.unique_id,
+    uuid: '',
+    html_email: false,
+    disabled: false,
+    subscribed_lists: [],
+    history: [],
+    ...fields,
+  };
+}
+
+async function withoutPrivilege() {
+  return (await t.adminWithSession({ superUser: false, privileges: { campaigns: true, settings: true } })).headers;
+}
+
+describe('POST /api/v2/subscribers', () => {
+  test('creates a confirmed subscriber; other fields are ignored; history records it', async () => {
+    const res = await t.inject({
+      method: 'POST',
+      url: '/api/v2/subscribers',
+      headers,
+      payload: { email: 'new.one@example.com', requestConfirmation: false, blacklisted: true, htmlEmail: true, disabled: true },
+    });
+    assert.equal(res.statusCode, 201);
+    const body = res.json();
+    assert.deepEqual(Object.keys(body), [
+      'id', 'email', 'created_at', 'updated_at', 'confirmed', 'blacklisted', 'bounce_count', 'unique_id', 'uuid',
+      'html_email', 'disabled', 'subscribed_lists', 'history',
+    ]);
+    assert.match(body.unique_id, /^[0-9a-f]{32}$/);
+    const entries = await t.db.select().from(subscriberHistory).where(eq(subscriberHistory.subscriberId, body.id));
+    assert.deepEqual(body, expectSubscriber(body, { email: 'new.one@example.com', html_email: true }));
+    assert.equal(entries.length, 1);
+    assert.equal(entries[0]?.summary, 'Subscriber created');
+    assert.equal(entries[0]?.detail, `Created by ${login}`);
+    assert.equal(entries[0]?.systemInfo, 'User-Agent: subscriber-test');
+    assert.equal(t.smtp.messages.length, 0, 'no mail without request_confirmation');
+  });
+
+  test('html_email defaults to false and the subscriber is confirmed without request_confirmation', async () => {
+    const res = await t.inject({ method: 'POST', url: '/api/v2/subscribers', headers, payload: { email: 'plain@example.com' } });
+    assert.equal(res.statusCode, 201);
+    const body = res.json();
+    assert.deepEqual(body, expectSubscriber(body, { email: 'plain@example.com' }));
+  });
+
+  test('an address already used, in any case, is 409', async () => {
+    await createSubscriber(t.db, { email: 'oliver@example.com' });
+    for (const email of ['oliver@example.com', 'Oliver@EXAMPLE.com']) {
+      const res = await t.inject({ method: 'POST', url: '/api/v2/subscribers', headers, payload: { email } });
+      assert.equal(res.statusCode, 409, email);
+      assert.deepEqual(res.json(), { message: 'Email already exists.' });
+    }
+  });
+
+  test('missing, blank and invalid e-mail addresses are 422', async () => {
+    const cases: [unknown, Record<string, string[]>][] = [
+      [{}, { email: ['This value should not be blank.'] }],
+      [{ email: '' }, { email: ['This value is not a valid email address.'] }],
+      [{ email: 'coffee and cigarettes' }, { email: ['This value is not a valid email address.'] }],
+    ];
+    for (const [payload, errors] of cases) {
+      const res = await t.inject({ method: 'POST', url: '/api/v2/subscribers', headers, payload: payload as object });
+      assert.equal(res.statusCode, 422, JSON.stringify(payload));
+      assert.deepEqual(res.json(), { message: 'Validation failed', errors }, JSON.stringify(payload));
+    }
+  });
+
+  test('wrong JSON types are 422 on the field', async () => {
+    const cases: [object, Record<string, string[]>][] = [
+      [{ email: null }, { email: ['This value should not be null.'] }],
+      [{ email: true }, { email: ['This value should be of type string.'] }],
+      [{ email: 'a@example.com', htmlEmail: 1 }, { html_email: ['This value should be of type boolean.'] }],
+      [{ email: 'a@example.com', html_email: 'yes' }, { html_email: ['This value should be of type boolean.'] }],
+      [{ email: 'a@example.com', requestConfirmation: 'needed' }, { request_confirmation: ['This value should be of type boolean.'] }],
+    ];
+    for (const [payload, errors] of cases) {
+      const res = await t.inject({ method: 'POST', url: '/api/v2/subscribers', headers, payload });
+      assert.equal(res.statusCode, 422, JSON.stringify(payload));
+      assert.deepEqual(res.json(), { message: 'Validation failed', errors }, JSON.stringify(payload));
+    }
+  });
+
+  test('malformed JSON is 400', async () => {
+    const res = await t.inject({
+      method: 'POST',
+      url: '/api/v2/subscribers',
+      headers: { ...headers, 'content-type': 'application/json' },
+      payload: '{"email": ',
+    });
+    assert.equal(res.statusCode, 400);
+    assert.match(res.json().message, /^Invalid JSON: /);
+  });
+
+  test('without a session or without the privilege it is 403, before the body is read', async () => {
+    const none = await t.inject({ method: 'POST', url: '/api/v2/subscribers', payload: { email: 'x@example.com' } });
+    assert.equal(none.statusCode, 403);
+    assert.deepEqual(none.json(), NO_SESSION);
+    const denied = await t.inject({ method: 'POST', url: '/api/v2/subscribers', headers: await withoutPrivilege(), payload: {} });
+    assert.equal(denied.statusCode, 403);
+    assert.deepEqual(denied.json(), { message: 'You are not allowed to create subscribers.' });
+  });
+});
+
+describe('GET /api/v2/subscribers/{subscriberId}', () => {
+  test('answers the subscriber with lists in subscription order and history oldest first', async () => {
+    const created = (
+      await t.inject({ method: 'POST', url: '/api/v2/subscribers', headers, payload: { email: 'full@example.com', html_email: true } })
+    ).json();
+    const news = await createList(t.db, { name: 'News', description: 'News (and some fun stuff)', listPosition: 12, subjectPrefix: 'phpList', category: 'news' });
+    const other = await createList(t.db, { name: 'Other', isPublic: false });
+    await t.db.insert(subscriptions).values({ listId: other.id, subscriberId: created.id, createdAt: new Date('2026-01-01T00:00:00Z') });
+    await t.db.insert(subscriptions).values({ listId: news.id, subscriberId: created.id, createdAt: new Date('2026-01-02T00:00:00Z') });
+    await t.inject({ method: 'PUT', url: `/api/v2/subscribers/${created.id}`, headers, payload: { email: 'full@example.com', disabled: true } });
+
+    const res = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${created.id}`, headers });
+    assert.equal(res.statusCode, 200);
+    const body = res.json();
+    assert.ok(body.history[0].id < body.history[1].id);
+    assert.deepEqual(body, {
+      ...expectSubscriber(body, { email: 'full@example.com', html_email: true, disabled: true }),
+      subscribed_lists: [
+        { id: other.id, name: 'Other', created_at: atom(body.subscribed_lists[0].created_at), description: null, list_position: null, subject_prefix: null, public: false, category: '', rss_feed: null },
+        { id: news.id, name: 'News', created_at: atom(body.subscribed_lists[1].created_at), description: 'News (and some fun stuff)', list_position: 12, subject_prefix: 'phpList', public: true, category: 'news', rss_feed: null },
+      ],
+      history: [
+        { id: body.history[0].id, ip: '127.0.0.1', created_at: atom(body.history[0].created_at), summary: 'Subscriber created', detail: `Created by ${login}`, system_info: 'User-Agent: subscriber-test' },
+        { id: body.history[1].id, ip: '127.0.0.1', created_at: atom(body.history[1].created_at), summary: `Update by ${login}`, detail: 'disabled = true *changed* from false', system_info: 'User-Agent: subscriber-test' },
+      ],
+    });
+  });
+
+  test('unknown id is 404, non-numeric id is the route 404', async () => {
+    const res = await t.inject({ method: 'GET', url: '/api/v2/subscribers/999999', headers });
+    assert.equal(res.statusCode, 404);
+    assert.deepEqual(res.json(), { message: 'Subscriber not found.' });
+    const bad = await t.inject({ method: 'GET', url: '/api/v2/subscribers/abc', headers });
+    assert.equal(bad.statusCode, 404);
+    assert.match(bad.json().message, /^No route found for "GET http:\/\/.+\/api\/v2\/subscribers\/abc"$/);
+  });
+
+  test('needs a session and the subscribers privilege', async () => {
+    const s = await createSubscriber(t.db);
+    const none = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${s.id}` });
+    assert.equal(none.statusCode, 403);
+    assert.deepEqual(none.json(), NO_SESSION);
+    const missing = await t.inject({ method: 'GET', url: '/api/v2/subscribers/999999' });
+    assert.equal(missing.statusCode, 403, 'authentication before the 404');
+    const denied = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${s.id}`, headers: await withoutPrivilege() });
+    assert.equal(denied.statusCode, 403);
+    assert.deepEqual(denied.json(), { message: 'You are not allowed to view subscribers.' });
+  });
+});
