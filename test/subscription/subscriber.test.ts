@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eq } from 'drizzle-orm';
-import { subscriberHistory, subscriptions } from '../../src/db/schema/index.js';
+import { lists, subscriberHistory, subscriptions } from '../../src/db/schema/index.js';
 import { createList, createSubscriber } from '../factories.js';
 import { atom, startTestApp, type TestApp } from '../helper.js';
 
@@ -178,5 +178,199 @@ describe('GET /api/v2/subscribers/{subscriberId}', () => {
     const denied = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${s.id}`, headers: await withoutPrivilege() });
     assert.equal(denied.statusCode, 403);
     assert.deepEqual(denied.json(), { message: 'You are not allowed to view subscribers.' });
+  });
+});
+
+describe('PUT /api/v2/subscribers/{subscriberId}', () => {
+  test('changes the e-mail and the flags sent, keeps the others, refreshes updated_at and writes history', async () => {
+    const s = await createSubscriber(t.db, {
+      email: 'before@example.com',
+      confirmed: false,
+      htmlEmail: true,
+      bounceCount: 3,
+      updatedAt: new Date('2026-01-01T00:00:00Z'),
+    });
+    const res = await t.inject({
+      method: 'PUT',
+      url: `/api/v2/subscribers/${s.id}`,
+      headers,
+      payload: { email: 'after@example.com', confirmed: true, blacklisted: null, disabled: false, id: 77 },
+    });
+    assert.equal(res.statusCode, 200);
+    const body = res.json();
+    assert.notEqual(body.updated_at, '2026-01-01T00:00:00+00:00');
+    assert.deepEqual(body, {
+      ...expectSubscriber(body, { email: 'after@example.com', html_email: true, bounce_count: 3 }),
+      id: s.id,
+      unique_id: s.uniqueId,
+    });
+    const entries = await t.db.select().from(subscriberHistory).where(eq(subscriberHistory.subscriberId, s.id));
+    assert.deepEqual(
+      entries.map((e) => [e.summary, e.detail]),
+      [[`Update by ${login}`, 'email *changed*\nconfirmed = true *changed* from false']],
+    );
+    assert.ok(!entries[0]?.detail?.includes('@'), 'no addresses in the history');
+  });
+
+  test('the unchanged address (in another case too) is accepted; nothing changed is recorded as such', async () => {
+    const s = await createSubscriber(t.db, { email: 'Same@example.com', confirmed: true, htmlEmail: false });
+    const res = await t.inject({ method: 'PUT', url: `/api/v2/subscribers/${s.id}`, headers, payload: { email: 'Same@example.com' } });
+    assert.equal(res.statusCode, 200);
+    const body = res.json();
+    assert.deepEqual(body, { ...expectSubscriber(body, { email: 'Same@example.com' }), id: s.id });
+    const recase = await t.inject({ method: 'PUT', url: `/api/v2/subscribers/${s.id}`, headers, payload: { email: 'same@EXAMPLE.com' } });
+    assert.equal(recase.statusCode, 200);
+    assert.equal(recase.json().email, 'same@EXAMPLE.com');
+    const entries = await t.db.select().from(subscriberHistory).where(eq(subscriberHistory.subscriberId, s.id));
+    assert.deepEqual(entries.map((e) => e.detail), ['No user details changed', 'email *changed*']);
+  });
+
+  test("another subscriber's address, in any case, is 409", async () => {
+    await createSubscriber(t.db, { email: 'taken@example.com' });
+    const s = await createSubscriber(t.db);
+    const res = await t.inject({ method: 'PUT', url: `/api/v2/subscribers/${s.id}`, headers, payload: { email: 'TAKEN@example.com' } });
+    assert.equal(res.statusCode, 409);
+    assert.deepEqual(res.json(), { message: 'Email already exists.' });
+  });
+
+  test('missing or invalid e-mail and wrong types are 422', async () => {
+    const s = await createSubscriber(t.db);
+    const cases: [object, Record<string, string[]>][] = [
+      [{ confirmed: true }, { email: ['This value should not be blank.'] }],
+      [{ email: 'not an address' }, { email: ['This value is not a valid email address.'] }],
+      [{ email: s.email, confirmed: 'yes', disabled: 1 }, { confirmed: ['This value should be of type boolean.'], disabled: ['This value should be of type boolean.'] }],
+      [{ email: s.email, htmlEmail: 'true' }, { html_email: ['This value should be of type boolean.'] }],
+    ];
+    for (const [payload, errors] of cases) {
+      const res = await t.inject({ method: 'PUT', url: `/api/v2/subscribers/${s.id}`, headers, payload });
+      assert.equal(res.statusCode, 422, JSON.stringify(payload));
+      assert.deepEqual(res.json(), { message: 'Validation failed', errors }, JSON.stringify(payload));
+    }
+  });
+
+  test('order of checks: session, privilege, then 404 before the body is validated', async () => {
+    const none = await t.inject({ method: 'PUT', url: '/api/v2/subscribers/999999', payload: {} });
+    assert.equal(none.statusCode, 403);
+    assert.deepEqual(none.json(), NO_SESSION);
+    const denied = await t.inject({ method: 'PUT', url: '/api/v2/subscribers/999999', headers: await withoutPrivilege(), payload: {} });
+    assert.equal(denied.statusCode, 403);
+    assert.deepEqual(denied.json(), { message: 'You are not allowed to update subscribers.' });
+    const missing = await t.inject({ method: 'PUT', url: '/api/v2/subscribers/999999', headers, payload: { email: 42 } });
+    assert.equal(missing.statusCode, 404);
+    assert.deepEqual(missing.json(), { message: 'Subscriber not found.' });
+    const bad = await t.inject({ method: 'PUT', url: '/api/v2/subscribers/x1', headers, payload: {} });
+    assert.equal(bad.statusCode, 404);
+    assert.match(bad.json().message, /^No route found for "PUT /);
+  });
+});
+
+describe('DELETE /api/v2/subscribers/{subscriberId}', () => {
+  test('deletes the subscriber with subscriptions and history; the list stays', async () => {
+    const s = await createSubscriber(t.db);
+    const list = await createList(t.db);
+    await t.db.insert(subscriptions).values({ listId: list.id, subscriberId: s.id });
+    await t.inject({ method: 'PUT', url: `/api/v2/subscribers/${s.id}`, headers, payload: { email: s.email, disabled: true } });
+    const res = await t.inject({ method: 'DELETE', url: `/api/v2/subscribers/${s.id}`, headers });
+    assert.equal(res.statusCode, 204);
+    assert.equal(res.body, '');
+    assert.deepEqual(await t.db.select().from(subscriptions).where(eq(subscriptions.subscriberId, s.id)), []);
+    assert.deepEqual(await t.db.select().from(subscriberHistory).where(eq(subscriberHistory.subscriberId, s.id)), []);
+    const again = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${s.id}`, headers });
+    assert.equal(again.statusCode, 404);
+    assert.equal((await t.db.select().from(lists).where(eq(lists.id, list.id))).length, 1);
+  });
+
+  test('unknown id is 404; no session or privilege is 403; non-numeric is the route 404', async () => {
+    const missing = await t.inject({ method: 'DELETE', url: '/api/v2/subscribers/999999', headers });
+    assert.equal(missing.statusCode, 404);
+    assert.deepEqual(missing.json(), { message: 'Subscriber not found.' });
+    const s = await createSubscriber(t.db);
+    const none = await t.inject({ method: 'DELETE', url: `/api/v2/subscribers/${s.id}` });
+    assert.deepEqual([none.statusCode, none.json()], [403, NO_SESSION]);
+    const denied = await t.inject({ method: 'DELETE', url: `/api/v2/subscribers/${s.id}`, headers: await withoutPrivilege() });
+    assert.deepEqual([denied.statusCode, denied.json()], [403, { message: 'You are not allowed to delete subscribers.' }]);
+    const bad = await t.inject({ method: 'DELETE', url: '/api/v2/subscribers/1.5', headers });
+    assert.equal(bad.statusCode, 404);
+    assert.match(bad.json().message, /^No route found/);
+  });
+});
+
+describe('POST /api/v2/subscribers/{subscriberId}/reset-bounce-count', () => {
+  test('sets the bounce count to 0 and answers the subscriber with lists', async () => {
+    const s = await createSubscriber(t.db, { bounceCount: 17, confirmed: true, htmlEmail: false });
+    const list = await createList(t.db, { name: 'Bounced' });
+    await t.db.insert(subscriptions).values({ listId: list.id, subscriberId: s.id });
+    const res = await t.inject({ method: 'POST', url: `/api/v2/subscribers/${s.id}/reset-bounce-count`, headers });
+    assert.equal(res.statusCode, 200);
+    const body = res.json();
+    assert.deepEqual(body, {
+      ...expectSubscriber(body, { email: s.email }),
+      subscribed_lists: [
+        { id: list.id, name: 'Bounced', created_at: atom(body.subscribed_lists[0].created_at), description: null, list_position: null, subject_prefix: null, public: true, category: '', rss_feed: null },
+      ],
+    });
+    const entries = await t.db.select().from(subscriberHistory).where(eq(subscriberHistory.subscriberId, s.id));
+    assert.deepEqual(entries.map((e) => [e.summary, e.detail]), [[`Bounce count reset by ${login}`, 'bounce_count = 0 *changed* from 17']]);
+  });
+
+  test('404, 403 and the privilege message', async () => {
+    const missing = await t.inject({ method: 'POST', url: '/api/v2/subscribers/999999/reset-bounce-count', headers });
+    assert.deepEqual([missing.statusCode, missing.json()], [404, { message: 'Subscriber not found.' }]);
+    const none = await t.inject({ method: 'POST', url: '/api/v2/subscribers/1/reset-bounce-count' });
+    assert.deepEqual([none.statusCode, none.json()], [403, NO_SESSION]);
+    const denied = await t.inject({ method: 'POST', url: '/api/v2/subscribers/1/reset-bounce-count', headers: await withoutPrivilege() });
+    assert.deepEqual([denied.statusCode, denied.json()], [403, { message: 'You are not allowed to manage Subscribers.' }]);
+  });
+});
+
+describe('GET /api/v2/subscribers/{subscriberId}/history', () => {
+  test('pages the history in id order and filters by ip, date_from and summary', async () => {
+    const s = await createSubscriber(t.db);
+    const rows = await t.db
+      .insert(subscriberHistory)
+      .values([
+        { subscriberId: s.id, ip: '10.0.0.1', summary: 'Import by admin', detail: 'd1', systemInfo: null, createdAt: new Date('2026-01-01T10:00:00Z') },
+        { subscriberId: s.id, ip: '10.0.0.2', summary: 'Update by admin', detail: 'd2', systemInfo: 'ua', createdAt: new Date('2026-02-01T10:00:00Z') },
+        { subscriberId: s.id, ip: '10.0.0.1', summary: 'Update by admin', detail: 'd3', systemInfo: null, createdAt: new Date('2026-03-01T10:00:00Z') },
+      ])
+      .returning();
+    const [a, b, c] = rows.map((r) => ({
+      id: r.id,
+      ip: r.ip,
+      created_at: r.createdAt.toISOString().replace('.000Z', '+00:00'),
+      summary: r.summary,
+      detail: r.detail,
+      system_info: r.systemInfo,
+    }));
+    const url = `/api/v2/subscribers/${s.id}/history`;
+    const page1 = await t.inject({ method: 'GET', url: `${url}?limit=2`, headers });
+    assert.equal(page1.statusCode, 200);
+    assert.deepEqual(page1.json(), { items: [a, b], pagination: { total: 3, limit: 2, has_more: true, next_cursor: b!.id } });
+    const page2 = await t.inject({ method: 'GET', url: `${url}?limit=2&after_id=${b!.id}`, headers });
+    assert.deepEqual(page2.json(), { items: [c], pagination: { total: 3, limit: 2, has_more: false, next_cursor: c!.id } });
+
+    const byIp = await t.inject({ method: 'GET', url: `${url}?ip=10.0.0.1`, headers });
+    assert.deepEqual(byIp.json(), { items: [a, c], pagination: { total: 2, limit: 25, has_more: false, next_cursor: c!.id } });
+    const byDate = await t.inject({ method: 'GET', url: `${url}?date_from=2026-02-01`, headers });
+    assert.deepEqual(byDate.json().items, [b, c]);
+    const byDateTime = await t.inject({ method: 'GET', url: `${url}?date_from=2026-02-01T10:00:01%2B00:00`, headers });
+    assert.deepEqual(byDateTime.json().items, [c]);
+    const bySummery = await t.inject({ method: 'GET', url: `${url}?summery=Update%20by%20admin&ip=10.0.0.2`, headers });
+    assert.deepEqual(bySummery.json(), { items: [b], pagination: { total: 1, limit: 25, has_more: false, next_cursor: b!.id } });
+    const none = await t.inject({ method: 'GET', url: `${url}?summary=Nothing`, headers });
+    assert.deepEqual(none.json(), { items: [], pagination: { total: 0, limit: 25, has_more: false, next_cursor: null } });
+  });
+
+  test('a bad date is 422; unknown subscriber 404; no session or privilege 403', async () => {
+    const s = await createSubscriber(t.db);
+    const bad = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${s.id}/history?date_from=yesterday`, headers });
+    assert.equal(bad.statusCode, 422);
+    assert.deepEqual(bad.json(), { message: 'Validation failed', errors: { date_from: ['Invalid date format. Use format: Y-m-d'] } });
+    const missing = await t.inject({ method: 'GET', url: '/api/v2/subscribers/999999/history', headers });
+    assert.deepEqual([missing.statusCode, missing.json()], [404, { message: 'Subscriber not found.' }]);
+    const none = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${s.id}/history` });
+    assert.deepEqual([none.statusCode, none.json()], [403, NO_SESSION]);
+    const denied = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${s.id}/history`, headers: await withoutPrivilege() });
+    assert.deepEqual([denied.statusCode, denied.json()], [403, { message: 'You are not allowed to view subscribers.' }]);
   });
 });
