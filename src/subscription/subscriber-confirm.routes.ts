@@ -17,6 +17,11 @@ export const subscriberConfirmRoutes: FastifyPluginAsyncTypebox = async (app) =>
   app.get(
     '/subscribers/confirm',
     {
+      // A link mangled into `?uniqueId=a&uniqueId=b` gets the page for its first code, not a JSON 422.
+      preValidation: async (request) => {
+        const query = request.query as Record<string, unknown>;
+        if (Array.isArray(query.uniqueId)) query.uniqueId = String(query.uniqueId[0]);
+      },
       schema: {
         tags: ['subscribers'],
         operationId: 'confirmSubscriber',

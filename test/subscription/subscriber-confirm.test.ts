@@ -78,6 +78,8 @@ describe('double opt-in', () => {
     const s = await createSubscriber(t.db, { confirmed: false });
     const res = await t.inject({ method: 'GET', url: `/api/v2/subscribers/confirm?uniqueId=${s.uniqueId}` });
     assert.deepEqual([res.statusCode, res.body], [200, THANKS]);
+    const twice = await t.inject({ method: 'GET', url: `/api/v2/subscribers/confirm?uniqueId=${s.uniqueId}&uniqueId=other` });
+    assert.deepEqual([twice.statusCode, twice.body], [200, THANKS]);
   });
 
   test('missing code is 400, unknown code is 404, both HTML and public', async () => {
