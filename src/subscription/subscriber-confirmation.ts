@@ -7,8 +7,8 @@ export function confirmationLink(ctx: AppContext, uniqueId: string): string {
 }
 
 /**
- * Sends the confirmation request. A failed delivery does not undo the subscriber: it is logged (without the
- * address) and the administrator can create the request again by re-creating or confirming by hand.
+ * Sends the confirmation request. A failed delivery does not undo the subscriber: it is logged (by subscriber id,
+ * never the address), and an administrator can still confirm the subscriber with `PUT … {confirmed: true}`.
  */
 export async function sendConfirmationRequest(ctx: AppContext, subscriber: SubscriberRow): Promise<boolean> {
   const link = confirmationLink(ctx, subscriber.uniqueId);

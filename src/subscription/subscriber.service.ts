@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { findAdministrator } from '../identity/administrator.repository.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
-import { toPage } from '../shared/pagination.js';
+import { cursorOf, toPage } from '../shared/pagination.js';
 import { sendConfirmationRequest } from './subscriber-confirmation.js';
 import * as history from './subscriber-history.repository.js';
 import type { HistoryOrigin, HistoryQuery } from './subscriber-history.schemas.js';
@@ -36,15 +36,20 @@ async function withLists(ctx: AppContext, row: repo.SubscriberRow): Promise<Subs
   return repo.toSubscriber(row, lists.get(row.id));
 }
 
-const FIND_COLUMN = { email: 'email', foreignKey: 'foreignKey', foreign_key: 'foreignKey', uniqueId: 'uniqueId', unique_id: 'uniqueId' } as const;
+const FIND_COLUMN = {
+  email: 'email',
+  foreignKey: 'foreignKey',
+  foreign_key: 'foreignKey',
+  uniqueId: 'uniqueId',
+  unique_id: 'uniqueId',
+} as const;
 
 function booleanText(value: string | undefined): boolean | undefined {
   return value === undefined ? undefined : value === 'true' || value === '1';
 }
 
 export async function listSubscribers(ctx: AppContext, query: SubscriberListQuery) {
-  const afterId = query.after_id ?? 0;
-  const limit = query.limit ?? 25;
+  const { afterId, limit } = cursorOf(query);
   const filter: repo.SubscriberFilter = {
     confirmed: booleanText(query.is_confirmed),
     blacklisted: booleanText(query.is_blacklisted),
@@ -52,16 +57,8 @@ export async function listSubscribers(ctx: AppContext, query: SubscriberListQuer
     find: query.find_column && query.find_value ? { column: FIND_COLUMN[query.find_column], value: query.find_value } : undefined,
   };
   const { rows, total } = await repo.listSubscribers(ctx.db, filter, afterId, limit);
-  const lists = await repo.listsOfSubscribers(
-    ctx.db,
-    rows.map((r) => r.id),
-  );
-  return toPage(
-    rows.map((row) => repo.toSubscriber(row, lists.get(row.id))),
-    total,
-    limit,
-    (s) => s.id,
-  );
+  const lists = await repo.listsOfSubscribers(ctx.db, rows.map((r) => r.id));
+  return toPage(rows.map((row) => repo.toSubscriber(row, lists.get(row.id))), total, limit, (s) => s.id);
 }
 
 /** A uniqueness race the pre-check could not see still answers phpList's 409. */
@@ -198,12 +195,12 @@ export async function listHistory(ctx: AppContext, id: number, query: HistoryQue
     if (!parsed) throw ValidationError.field('date_from', 'Invalid date format. Use format: Y-m-d');
     dateFrom = parsed;
   }
-  const limit = query.limit ?? 25;
+  const { afterId, limit } = cursorOf(query);
   const { rows, total } = await history.listHistory(
     ctx.db,
     id,
     { ip: query.ip || undefined, dateFrom, summary: query.summery ?? query.summary },
-    query.after_id ?? 0,
+    afterId,
     limit,
   );
   return toPage(rows.map(history.toHistory), total, limit, (h) => h.id);
@@ -212,7 +209,11 @@ export async function listHistory(ctx: AppContext, id: number, query: HistoryQue
 export type ConfirmOutcome = 'missing' | 'unknown' | 'confirmed';
 
 /** The double opt-in link. Known ids are confirmed (again, harmlessly); only a real change is recorded. */
-export async function confirmSubscriber(ctx: AppContext, uniqueId: string | undefined, origin: HistoryOrigin): Promise<ConfirmOutcome> {
+export async function confirmSubscriber(
+  ctx: AppContext,
+  uniqueId: string | undefined,
+  origin: HistoryOrigin,
+): Promise<ConfirmOutcome> {
   if (!uniqueId) return 'missing';
   if (uniqueId.length > 64) return 'unknown';
   const row = await repo.findSubscriberByUniqueId(ctx.db, uniqueId);

@@ -96,6 +96,22 @@ describe('double opt-in', () => {
     }
   });
 
+  test('a confirmation mail the server refuses does not undo the subscriber', async () => {
+    const before = t.smtp.messages.length;
+    t.smtp.failNext(1, 550, 'No such mailbox');
+    const res = await t.inject({
+      method: 'POST',
+      url: '/api/v2/subscribers',
+      headers,
+      payload: { email: 'bounces@example.com', request_confirmation: true },
+    });
+    assert.equal(res.statusCode, 201);
+    assert.equal(res.json().confirmed, false);
+    assert.equal(t.smtp.messages.length, before);
+    const found = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${res.json().id}`, headers });
+    assert.equal(found.statusCode, 200);
+  });
+
   test('no mail without request_confirmation', async () => {
     const before = t.smtp.messages.length;
     const res = await t.inject({ method: 'POST', url: '/api/v2/subscribers', headers, payload: { email: 'quiet@example.com', request_confirmation: null } });
