@@ -225,6 +225,32 @@ describe('PUT /api/v2/subscribers/{subscriberId}', () => {
     assert.deepEqual(entries.map((e) => e.detail), ['No user details changed', 'email *changed*']);
   });
 
+  test('every flag can change; the history lists each change in field order', async () => {
+    const s = await createSubscriber(t.db, { confirmed: true, blacklisted: false, htmlEmail: false, disabled: false });
+    const res = await t.inject({
+      method: 'PUT',
+      url: `/api/v2/subscribers/${s.id}`,
+      headers,
+      payload: { email: s.email, confirmed: false, blacklisted: true, htmlEmail: true, disabled: true },
+    });
+    assert.equal(res.statusCode, 200);
+    const body = res.json();
+    assert.deepEqual(body, {
+      ...expectSubscriber(body, { email: s.email, confirmed: false, blacklisted: true, html_email: true, disabled: true }),
+      id: s.id,
+    });
+    const [entry] = await t.db.select().from(subscriberHistory).where(eq(subscriberHistory.subscriberId, s.id));
+    assert.equal(
+      entry?.detail,
+      [
+        'confirmed = false *changed* from true',
+        'blacklisted = true *changed* from false',
+        'html_email = true *changed* from false',
+        'disabled = true *changed* from false',
+      ].join('\n'),
+    );
+  });
+
   test("another subscriber's address, in any case, is 409", async () => {
     await createSubscriber(t.db, { email: 'taken@example.com' });
     const s = await createSubscriber(t.db);
