@@ -81,6 +81,16 @@ CREATE TABLE "lists" (
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "subscriber_history" (
+	"id" serial PRIMARY KEY NOT NULL,
+	"subscriber_id" integer NOT NULL,
+	"ip" text,
+	"summary" text,
+	"detail" text,
+	"system_info" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "subscribers" (
 	"id" serial PRIMARY KEY NOT NULL,
 	"email" text NOT NULL,
@@ -110,6 +120,7 @@ ALTER TABLE "password_reset_tokens" ADD CONSTRAINT "password_reset_tokens_admini
 ALTER TABLE "sessions" ADD CONSTRAINT "sessions_administrator_id_administrators_id_fk" FOREIGN KEY ("administrator_id") REFERENCES "public"."administrators"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "blacklist" ADD CONSTRAINT "blacklist_added_by_administrators_id_fk" FOREIGN KEY ("added_by") REFERENCES "public"."administrators"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "lists" ADD CONSTRAINT "lists_owner_id_administrators_id_fk" FOREIGN KEY ("owner_id") REFERENCES "public"."administrators"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "subscriber_history" ADD CONSTRAINT "subscriber_history_subscriber_id_subscribers_id_fk" FOREIGN KEY ("subscriber_id") REFERENCES "public"."subscribers"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "subscriptions" ADD CONSTRAINT "subscriptions_list_id_lists_id_fk" FOREIGN KEY ("list_id") REFERENCES "public"."lists"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "subscriptions" ADD CONSTRAINT "subscriptions_subscriber_id_subscribers_id_fk" FOREIGN KEY ("subscriber_id") REFERENCES "public"."subscribers"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "admin_attribute_definitions_name_key" ON "admin_attribute_definitions" USING btree (lower("name"));--> statement-breakpoint
@@ -123,6 +134,7 @@ CREATE UNIQUE INDEX "sessions_key_hash_key" ON "sessions" USING btree ("key_hash
 CREATE INDEX "sessions_administrator_id_idx" ON "sessions" USING btree ("administrator_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "blacklist_email_key" ON "blacklist" USING btree (lower("email"));--> statement-breakpoint
 CREATE INDEX "lists_owner_id_idx" ON "lists" USING btree ("owner_id");--> statement-breakpoint
+CREATE INDEX "subscriber_history_subscriber_id_id_idx" ON "subscriber_history" USING btree ("subscriber_id","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "subscribers_email_key" ON "subscribers" USING btree (lower("email"));--> statement-breakpoint
 CREATE UNIQUE INDEX "subscribers_unique_id_key" ON "subscribers" USING btree ("unique_id");--> statement-breakpoint
 CREATE INDEX "subscriptions_subscriber_id_idx" ON "subscriptions" USING btree ("subscriber_id");

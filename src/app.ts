@@ -11,6 +11,9 @@ import { adminAttributeValueRoutes } from './identity/admin-attribute-value.rout
 import { administratorRoutes } from './identity/administrator.routes.js';
 import { passwordResetRoutes } from './identity/password-reset.routes.js';
 import { sessionRoutes } from './identity/session.routes.js';
+import { subscriberConfirmRoutes } from './subscription/subscriber-confirm.routes.js';
+import { subscriberHistoryRoutes } from './subscription/subscriber-history.routes.js';
+import { subscriberRoutes } from './subscription/subscriber.routes.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
@@ -99,6 +102,9 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(listRoutes);
       await api.register(listMemberRoutes);
       await api.register(blacklistRoutes);
+      await api.register(subscriberRoutes);
+      await api.register(subscriberHistoryRoutes);
+      await api.register(subscriberConfirmRoutes);
     },
     { prefix: '/api/v2' },
   );

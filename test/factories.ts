@@ -71,6 +71,9 @@ export async function createList(db: Db, values: Partial<typeof lists.$inferInse
   return row!;
 }
 
+let subscriptionClock = Date.now();
+/** Subscribes; each call gets a later time than the last, so "subscription order" is what the test wrote. */
 export async function subscribe(db: Db, listId: number, subscriberId: number) {
-  await db.insert(subscriptions).values({ listId, subscriberId });
+  subscriptionClock = Math.max(subscriptionClock + 1, Date.now());
+  await db.insert(subscriptions).values({ listId, subscriberId, createdAt: new Date(subscriptionClock) });
 }

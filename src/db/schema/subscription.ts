@@ -81,3 +81,21 @@ export const blacklist = pgTable(
   },
   (t) => [uniqueIndex('blacklist_email_key').on(sql`lower(${t.email})`)],
 );
+
+/** What happened to a subscriber, for administrators: created, updated (which fields), confirmed, … */
+export const subscriberHistory = pgTable(
+  'subscriber_history',
+  {
+    id: serial('id').primaryKey(),
+    subscriberId: integer('subscriber_id')
+      .notNull()
+      .references(() => subscribers.id, { onDelete: 'cascade' }),
+    ip: text('ip'),
+    summary: text('summary'),
+    detail: text('detail'),
+    systemInfo: text('system_info'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  // Serves "history of a subscriber" keyset pages.
+  (t) => [index('subscriber_history_subscriber_id_id_idx').on(t.subscriberId, t.id)],
+);

@@ -1,0 +1,137 @@
+import { and, asc, count, eq, gt, inArray, ne, sql, type SQL } from 'drizzle-orm';
+import type { Executor } from '../db/client.js';
+import { lists, subscribers, subscriptions } from '../db/schema/index.js';
+import { toAtom } from '../shared/time.js';
+import type { SubscribedList, Subscriber } from './subscriber.schemas.js';
+import type { SubscriberHistory } from './subscriber-history.schemas.js';
+
+export type SubscriberRow = typeof subscribers.$inferSelect;
+export type NewSubscriberRow = typeof subscribers.$inferInsert;
+type ListRow = typeof lists.$inferSelect;
+
+/** Row → API shape (reference §6.5). `uuid` is a legacy phpList column, always empty. */
+export function toSubscriber(row: SubscriberRow, lists: SubscribedList[] = [], history: SubscriberHistory[] = []): Subscriber {
+  return {
+    id: row.id,
+    email: row.email,
+    created_at: toAtom(row.createdAt),
+    updated_at: toAtom(row.updatedAt),
+    confirmed: row.confirmed,
+    blacklisted: row.blacklisted,
+    bounce_count: row.bounceCount,
+    unique_id: row.uniqueId,
+    uuid: '',
+    html_email: row.htmlEmail,
+    disabled: row.disabled,
+    subscribed_lists: lists,
+    history,
+  };
+}
+
+/** Row → the list shape embedded in a subscriber (reference §6.7). */
+export function toSubscribedList(row: ListRow): SubscribedList {
+  return {
+    id: row.id,
+    name: row.name,
+    created_at: toAtom(row.createdAt),
+    description: row.description,
+    list_position: row.listPosition,
+    subject_prefix: row.subjectPrefix,
+    public: row.isPublic,
+    category: row.category,
+    rss_feed: row.rssFeed,
+  };
+}
+
+export async function findSubscriber(db: Executor, id: number): Promise<SubscriberRow | undefined> {
+  const [row] = await db.select().from(subscribers).where(eq(subscribers.id, id));
+  return row;
+}
+
+export async function findSubscriberByUniqueId(db: Executor, uniqueId: string): Promise<SubscriberRow | undefined> {
+  const [row] = await db.select().from(subscribers).where(eq(subscribers.uniqueId, uniqueId));
+  return row;
+}
+
+/** Whether another subscriber (not `exceptId`) has this e-mail address, case-insensitively. */
+export async function emailTaken(db: Executor, email: string, exceptId?: number): Promise<boolean> {
+  const [row] = await db
+    .select({ id: subscribers.id })
+    .from(subscribers)
+    .where(and(sql`lower(${subscribers.email}) = lower(${email})`, exceptId ? ne(subscribers.id, exceptId) : undefined))
+    .limit(1);
+  return row !== undefined;
+}
+
+export interface SubscriberFilter {
+  confirmed?: boolean;
+  blacklisted?: boolean;
+  find?: { column: 'email' | 'foreignKey' | 'uniqueId'; value: string };
+}
+
+/** `%`, `_` and `\` match themselves in a "contains" search. */
+function containsPattern(value: string): string {
+  return `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function subscriberWhere(filter: SubscriberFilter): SQL | undefined {
+  return and(
+    filter.confirmed !== undefined ? eq(subscribers.confirmed, filter.confirmed) : undefined,
+    filter.blacklisted !== undefined ? eq(subscribers.blacklisted, filter.blacklisted) : undefined,
+    filter.find ? sql`${subscribers[filter.find.column]} ilike ${containsPattern(filter.find.value)}` : undefined,
+  );
+}
+
+/** One keyset page (id order) and the number of subscribers matching the same filter. */
+export async function listSubscribers(db: Executor, filter: SubscriberFilter, afterId: number, limit: number) {
+  const rows = await db
+    .select()
+    .from(subscribers)
+    .where(and(subscriberWhere(filter), gt(subscribers.id, afterId)))
+    .orderBy(asc(subscribers.id))
+    .limit(limit);
+  const [total] = await db.select({ n: count() }).from(subscribers).where(subscriberWhere(filter));
+  return { rows, total: total?.n ?? 0 };
+}
+
+/**
+ * The lists of several subscribers in one query (not one per subscriber), each subscriber's in subscription
+ * order.
+ */
+export async function listsOfSubscribers(db: Executor, subscriberIds: number[]): Promise<Map<number, SubscribedList[]>> {
+  const out = new Map<number, SubscribedList[]>(subscriberIds.map((id) => [id, []]));
+  if (subscriberIds.length === 0) return out;
+  const rows = await db
+    .select({ subscriberId: subscriptions.subscriberId, list: lists })
+    .from(subscriptions)
+    .innerJoin(lists, eq(lists.id, subscriptions.listId))
+    .where(inArray(subscriptions.subscriberId, subscriberIds))
+    .orderBy(asc(subscriptions.subscriberId), asc(subscriptions.createdAt), asc(lists.id));
+  for (const row of rows) out.get(row.subscriberId)?.push(toSubscribedList(row.list));
+  return out;
+}
+
+export async function insertSubscriber(db: Executor, values: NewSubscriberRow): Promise<SubscriberRow> {
+  const [row] = await db.insert(subscribers).values(values).returning();
+  return row!;
+}
+
+/** Updates the given columns and refreshes `updated_at`. */
+export async function updateSubscriber(
+  db: Executor,
+  id: number,
+  values: Partial<NewSubscriberRow>,
+): Promise<SubscriberRow | undefined> {
+  const [row] = await db
+    .update(subscribers)
+    .set({ ...values, updatedAt: new Date() })
+    .where(eq(subscribers.id, id))
+    .returning();
+  return row;
+}
+
+/** Deletes the subscriber; subscriptions, attribute values and history go with it (foreign-key cascades). */
+export async function deleteSubscriber(db: Executor, id: number): Promise<boolean> {
+  const rows = await db.delete(subscribers).where(eq(subscribers.id, id)).returning({ id: subscribers.id });
+  return rows.length > 0;
+}

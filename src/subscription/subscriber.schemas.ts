@@ -1,0 +1,96 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { PageQuery } from '../shared/pagination.js';
+import { DateTime, Email, Id, IdParam, Nullable } from '../shared/schemas.js';
+import { SubscriberHistory } from './subscriber-history.schemas.js';
+
+/**
+ * Reference §6.7: a list as embedded in a subscriber's `subscribed_lists`. Same shape as the lists area's own
+ * list output.
+ */
+export const SubscribedList = Type.Object({
+  id: Id,
+  name: Type.String(),
+  created_at: DateTime,
+  description: Nullable(Type.String()),
+  list_position: Nullable(Type.Integer()),
+  subject_prefix: Nullable(Type.String()),
+  public: Type.Boolean(),
+  category: Type.String(),
+  rss_feed: Nullable(Type.String()),
+});
+export type SubscribedList = Static<typeof SubscribedList>;
+
+/** Reference §6.5, keys in phpList's order. `history` is filled only by the single GET. */
+export const Subscriber = Type.Object({
+  id: Id,
+  email: Type.String(),
+  created_at: Nullable(DateTime),
+  updated_at: Nullable(DateTime),
+  confirmed: Type.Boolean(),
+  blacklisted: Type.Boolean(),
+  bounce_count: Type.Integer(),
+  unique_id: Type.String({ description: '32 lowercase hex characters; the credential in public links' }),
+  uuid: Type.String({ description: 'Always empty (a legacy phpList column)' }),
+  html_email: Type.Boolean(),
+  disabled: Type.Boolean(),
+  subscribed_lists: Type.Array(SubscribedList),
+  history: Type.Array(SubscriberHistory),
+});
+export type Subscriber = Static<typeof Subscriber>;
+
+export const SubscriberParams = Type.Object({ subscriberId: IdParam });
+
+const BOOLEAN_TEXT = ['true', 'false', '1', '0'];
+function BooleanText(name: string) {
+  return Type.Optional(
+    Type.Unsafe<string>({
+      type: 'string',
+      enum: BOOLEAN_TEXT,
+      errorMessage: `${name} must be one of: true, false, 1, 0`,
+    }),
+  );
+}
+
+/** phpList's find columns, also accepted in snake_case. */
+export const FIND_COLUMNS = ['email', 'foreignKey', 'uniqueId', 'foreign_key', 'unique_id'] as const;
+export type FindColumn = (typeof FIND_COLUMNS)[number];
+
+export const SubscriberListQuery = Type.Object({
+  ...PageQuery.properties,
+  is_confirmed: BooleanText('is_confirmed'),
+  is_blacklisted: BooleanText('is_blacklisted'),
+  find_column: Type.Optional(
+    Type.Unsafe<FindColumn>({
+      type: 'string',
+      enum: [...FIND_COLUMNS],
+      errorMessage: 'Invalid find_column value. Allowed values: email, foreignKey, uniqueId.',
+    }),
+  ),
+  find_value: Type.Optional(Type.String({ description: 'Substring to find in find_column (ignored without it)' })),
+});
+export type SubscriberListQuery = Static<typeof SubscriberListQuery>;
+
+export const CreateSubscriberBody = Type.Object(
+  {
+    email: Email,
+    request_confirmation: Type.Optional(
+      Nullable(Type.Boolean({ description: 'true: created unconfirmed and sent a confirmation mail' })),
+    ),
+    html_email: Type.Optional(Nullable(Type.Boolean({ description: 'Prefers HTML mail; default false' }))),
+  },
+  { additionalProperties: false },
+);
+export type CreateSubscriberBody = Static<typeof CreateSubscriberBody>;
+
+/** DECISIONS.md: `email` required; the flags are optional and unchanged when absent (or null). */
+export const UpdateSubscriberBody = Type.Object(
+  {
+    email: Email,
+    confirmed: Type.Optional(Nullable(Type.Boolean())),
+    blacklisted: Type.Optional(Nullable(Type.Boolean())),
+    html_email: Type.Optional(Nullable(Type.Boolean())),
+    disabled: Type.Optional(Nullable(Type.Boolean())),
+  },
+  { additionalProperties: false },
+);
+export type UpdateSubscriberBody = Static<typeof UpdateSubscriberBody>;

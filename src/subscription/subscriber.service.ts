@@ -1,0 +1,228 @@
+import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { findAdministrator } from '../identity/administrator.repository.js';
+import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { cursorOf, toPage } from '../shared/pagination.js';
+import { sendConfirmationRequest } from './subscriber-confirmation.js';
+import * as history from './subscriber-history.repository.js';
+import type { HistoryOrigin, HistoryQuery } from './subscriber-history.schemas.js';
+import * as repo from './subscriber.repository.js';
+import type {
+  CreateSubscriberBody,
+  Subscriber,
+  SubscriberListQuery,
+  UpdateSubscriberBody,
+} from './subscriber.schemas.js';
+
+export const SUBSCRIBER_NOT_FOUND = 'Subscriber not found.';
+const EMAIL_TAKEN = 'Email already exists.';
+
+export async function requireSubscriber(ctx: AppContext, id: number) {
+  const row = await repo.findSubscriber(ctx.db, id);
+  if (!row) throw new NotFoundError(SUBSCRIBER_NOT_FOUND);
+  return row;
+}
+
+/** A subscriber with their lists and their whole history (the single GET). */
+export async function getSubscriber(ctx: AppContext, id: number): Promise<Subscriber> {
+  const row = await requireSubscriber(ctx, id);
+  const [lists, entries] = await Promise.all([repo.listsOfSubscribers(ctx.db, [id]), history.historyOf(ctx.db, id)]);
+  return repo.toSubscriber(row, lists.get(id), entries.map(history.toHistory));
+}
+
+/** A subscriber with their lists, `history: []` (every view but the single GET). */
+async function withLists(ctx: AppContext, row: repo.SubscriberRow): Promise<Subscriber> {
+  const lists = await repo.listsOfSubscribers(ctx.db, [row.id]);
+  return repo.toSubscriber(row, lists.get(row.id));
+}
+
+const FIND_COLUMN = {
+  email: 'email',
+  foreignKey: 'foreignKey',
+  foreign_key: 'foreignKey',
+  uniqueId: 'uniqueId',
+  unique_id: 'uniqueId',
+} as const;
+
+function booleanText(value: string | undefined): boolean | undefined {
+  return value === undefined ? undefined : value === 'true' || value === '1';
+}
+
+export async function listSubscribers(ctx: AppContext, query: SubscriberListQuery) {
+  const { afterId, limit } = cursorOf(query);
+  const filter: repo.SubscriberFilter = {
+    confirmed: booleanText(query.is_confirmed),
+    blacklisted: booleanText(query.is_blacklisted),
+    // phpList ignores find_value without find_column, and an empty value finds everything anyway.
+    find: query.find_column && query.find_value ? { column: FIND_COLUMN[query.find_column], value: query.find_value } : undefined,
+  };
+  const { rows, total } = await repo.listSubscribers(ctx.db, filter, afterId, limit);
+  const lists = await repo.listsOfSubscribers(ctx.db, rows.map((r) => r.id));
+  return toPage(rows.map((row) => repo.toSubscriber(row, lists.get(row.id))), total, limit, (s) => s.id);
+}
+
+/** A uniqueness race the pre-check could not see still answers phpList's 409. */
+function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; cause?: { code?: string } };
+  return e?.code === '23505' || e?.cause?.code === '23505';
+}
+
+async function loginOf(ctx: AppContext, adminId: number): Promise<string> {
+  return (await findAdministrator(ctx.db, adminId))?.loginName ?? `#${adminId}`;
+}
+
+/**
+ * Creates a subscriber: confirmed unless `request_confirmation` is true, in which case it starts unconfirmed
+ * and is sent the double opt-in link.
+ */
+export async function createSubscriber(
+  ctx: AppContext,
+  body: CreateSubscriberBody,
+  adminId: number,
+  origin: HistoryOrigin,
+): Promise<Subscriber> {
+  const email = body.email.trim();
+  if (await repo.emailTaken(ctx.db, email)) throw new ConflictError(EMAIL_TAKEN);
+  const requestConfirmation = body.request_confirmation === true;
+  const login = await loginOf(ctx, adminId);
+  let row: repo.SubscriberRow;
+  try {
+    row = await ctx.db.transaction(async (tx) => {
+      const inserted = await repo.insertSubscriber(tx, {
+        email,
+        uniqueId: randomBytes(16).toString('hex'),
+        confirmed: !requestConfirmation,
+        htmlEmail: body.html_email ?? false,
+      });
+      const detail = `Created by ${login}${requestConfirmation ? '; confirmation requested' : ''}`;
+      await history.insertHistory(tx, inserted.id, origin, 'Subscriber created', detail);
+      return inserted;
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new ConflictError(EMAIL_TAKEN);
+    throw err;
+  }
+  if (requestConfirmation) await sendConfirmationRequest(ctx, row);
+  return repo.toSubscriber(row);
+}
+
+type Flag = 'confirmed' | 'blacklisted' | 'htmlEmail' | 'disabled';
+const FLAGS: [Flag, 'confirmed' | 'blacklisted' | 'html_email' | 'disabled'][] = [
+  ['confirmed', 'confirmed'],
+  ['blacklisted', 'blacklisted'],
+  ['htmlEmail', 'html_email'],
+  ['disabled', 'disabled'],
+];
+
+/**
+ * Updates the e-mail address and the flags that are sent (DECISIONS.md). The history entry names each changed
+ * field; flags with their old and new values, the address without them (it is personal data).
+ */
+export async function updateSubscriber(
+  ctx: AppContext,
+  id: number,
+  body: UpdateSubscriberBody,
+  adminId: number,
+  origin: HistoryOrigin,
+): Promise<Subscriber> {
+  const current = await requireSubscriber(ctx, id);
+  const email = body.email.trim();
+  if (await repo.emailTaken(ctx.db, email, id)) throw new ConflictError(EMAIL_TAKEN);
+  const changes: Partial<repo.NewSubscriberRow> = {};
+  const lines: string[] = [];
+  if (email !== current.email) {
+    changes.email = email;
+    lines.push('email *changed*');
+  }
+  for (const [column, field] of FLAGS) {
+    const value = body[field];
+    if (typeof value === 'boolean' && value !== current[column]) {
+      changes[column] = value;
+      lines.push(`${field} = ${String(value)} *changed* from ${String(current[column])}`);
+    }
+  }
+  const login = await loginOf(ctx, adminId);
+  let row: repo.SubscriberRow | undefined;
+  try {
+    row = await ctx.db.transaction(async (tx) => {
+      const updated = await repo.updateSubscriber(tx, id, changes);
+      if (updated) {
+        const detail = lines.length > 0 ? lines.join('\n') : 'No user details changed';
+        await history.insertHistory(tx, id, origin, `Update by ${login}`, detail);
+      }
+      return updated;
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new ConflictError(EMAIL_TAKEN);
+    throw err;
+  }
+  if (!row) throw new NotFoundError(SUBSCRIBER_NOT_FOUND);
+  return withLists(ctx, row);
+}
+
+/** Deletes a subscriber with their subscriptions, attribute values and history; blacklist entries stay. */
+export async function deleteSubscriber(ctx: AppContext, id: number): Promise<void> {
+  if (!(await repo.deleteSubscriber(ctx.db, id))) throw new NotFoundError(SUBSCRIBER_NOT_FOUND);
+}
+
+export async function resetBounceCount(ctx: AppContext, id: number, adminId: number, origin: HistoryOrigin) {
+  const current = await requireSubscriber(ctx, id);
+  const login = await loginOf(ctx, adminId);
+  const row = await ctx.db.transaction(async (tx) => {
+    const updated = await repo.updateSubscriber(tx, id, { bounceCount: 0 });
+    if (updated) {
+      const detail = `bounce_count = 0 *changed* from ${current.bounceCount}`;
+      await history.insertHistory(tx, id, origin, `Bounce count reset by ${login}`, detail);
+    }
+    return updated;
+  });
+  if (!row) throw new NotFoundError(SUBSCRIBER_NOT_FOUND);
+  return withLists(ctx, row);
+}
+
+/** `YYYY-MM-DD` or an ISO 8601 date-time. */
+function parseDate(value: string): Date | null {
+  if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value.trim())) return null;
+  const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value.trim()) ? `${value.trim()}T00:00:00Z` : value.trim());
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+export async function listHistory(ctx: AppContext, id: number, query: HistoryQuery) {
+  await requireSubscriber(ctx, id);
+  let dateFrom: Date | undefined;
+  if (query.date_from !== undefined && query.date_from !== '') {
+    const parsed = parseDate(query.date_from);
+    if (!parsed) throw ValidationError.field('date_from', 'Invalid date format. Use format: Y-m-d');
+    dateFrom = parsed;
+  }
+  const { afterId, limit } = cursorOf(query);
+  const { rows, total } = await history.listHistory(
+    ctx.db,
+    id,
+    { ip: query.ip || undefined, dateFrom, summary: query.summery ?? query.summary },
+    afterId,
+    limit,
+  );
+  return toPage(rows.map(history.toHistory), total, limit, (h) => h.id);
+}
+
+export type ConfirmOutcome = 'missing' | 'unknown' | 'confirmed';
+
+/** The double opt-in link. Known ids are confirmed (again, harmlessly); only a real change is recorded. */
+export async function confirmSubscriber(
+  ctx: AppContext,
+  uniqueId: string | undefined,
+  origin: HistoryOrigin,
+): Promise<ConfirmOutcome> {
+  if (!uniqueId) return 'missing';
+  if (uniqueId.length > 64) return 'unknown';
+  const row = await repo.findSubscriberByUniqueId(ctx.db, uniqueId);
+  if (!row) return 'unknown';
+  if (!row.confirmed) {
+    await ctx.db.transaction(async (tx) => {
+      await repo.updateSubscriber(tx, row.id, { confirmed: true });
+      await history.insertHistory(tx, row.id, origin, 'Subscription confirmed', 'confirmed = true *changed* from false');
+    });
+  }
+  return 'confirmed';
+}
