@@ -24,7 +24,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (error instanceof HttpError) {
       return reply.code(error.statusCode).headers(error.headers).send({ message: error.message });
     }
-    if ((error as { code?: string }).code === '23505') {
+    if (driverCode(error) === '23505') {
       // A uniqueness race the service's own check could not see (two writers at once).
       request.log.info({ err: error }, 'unique violation answered as 409');
       return reply.code(409).send({ message: 'A record with these values already exists.' });
@@ -34,7 +34,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
       return reply.code(status).send({ message: clientErrorMessage(error) });
     }
     request.log.error({ err: error }, 'unhandled error');
-    const ownMessage = error.constructor === Error && !error.code && error.message;
+    const ownMessage = error.constructor === Error && !error.code && !error.cause && error.message;
     return reply.code(500).send({ message: ownMessage || `Internal server error (request ${request.id})` });
   });
 }
@@ -51,4 +51,13 @@ function clientErrorMessage(error: FastifyError): string {
     default:
       return error.message;
   }
+}
+
+/** The SQLSTATE of a database error; Drizzle wraps the driver's error, which then sits on `cause`. */
+function driverCode(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
+import * as blacklistRepo from './blacklist.repository.js';
 import { findAdministrator } from '../identity/administrator.repository.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { cursorOf, toPage } from '../shared/pagination.js';
@@ -146,6 +147,12 @@ export async function updateSubscriber(
   try {
     row = await ctx.db.transaction(async (tx) => {
       const updated = await repo.updateSubscriber(tx, id, changes);
+      // The blacklist is one store (DECISIONS.md): the flag and the entry change together.
+      if (updated && changes.blacklisted === true) {
+        await blacklistRepo.upsertEntry(tx, { email: updated.email, reason: 'Blacklisted by an administrator', addedBy: adminId });
+      } else if (updated && changes.blacklisted === false) {
+        await blacklistRepo.deleteEntry(tx, updated.email);
+      }
       if (updated) {
         const detail = lines.length > 0 ? lines.join('\n') : 'No user details changed';
         await history.insertHistory(tx, id, origin, `Update by ${login}`, detail);

@@ -182,6 +182,21 @@ describe('GET /api/v2/subscribers/{subscriberId}', () => {
 });
 
 describe('PUT /api/v2/subscribers/{subscriberId}', () => {
+  test('blacklisting through PUT writes the blacklist entry, and un-blacklisting removes it (one store)', async () => {
+    const s = await createSubscriber(t.db, { email: 'Flagged@Example.com' });
+    const put = (blacklisted: boolean) =>
+      t.inject({ method: 'PUT', url: `/api/v2/subscribers/${s.id}`, headers, payload: { email: s.email, blacklisted } });
+    assert.equal((await put(true)).statusCode, 200);
+    const check = await t.inject({ method: 'GET', url: '/api/v2/blacklist/check/flagged@example.com', headers });
+    assert.deepEqual(check.json(), { blacklisted: true, reason: 'Blacklisted by an administrator' });
+    const info = await t.inject({ method: 'GET', url: '/api/v2/blacklist/info/flagged@example.com', headers });
+    assert.equal(info.statusCode, 200);
+    assert.equal(info.json().email, 'Flagged@Example.com');
+    assert.equal((await put(false)).statusCode, 200);
+    const after = await t.inject({ method: 'GET', url: '/api/v2/blacklist/check/flagged@example.com', headers });
+    assert.deepEqual(after.json(), { blacklisted: false, reason: null });
+  });
+
   test('changes the e-mail and the flags sent, keeps the others, refreshes updated_at and writes history', async () => {
     const s = await createSubscriber(t.db, {
       email: 'before@example.com',
