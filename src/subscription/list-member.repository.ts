@@ -1,7 +1,7 @@
 import { and, asc, count, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { subscribers, subscriptions } from '../db/schema/index.js';
-import type { SubscriberRow } from './member.repository.js';
+import type { SubscriberRow } from './subscriber.repository.js';
 
 /**
  * One page of a list's members. Keyset on the primary key (list_id, subscriber_id): the index range scan

@@ -1,47 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Email, Id, Nullable } from '../shared/schemas.js';
+import { DateTime, Email } from '../shared/schemas.js';
 import { SubscriberList } from './list.schemas.js';
-
-/** Reference §6.6: the subscriber inside a Subscription. */
-export const SubscriberOnly = Type.Object({
-  id: Id,
-  email: Type.String(),
-  created_at: DateTime,
-  confirmed: Type.Boolean(),
-  blacklisted: Type.Boolean(),
-  bounce_count: Type.Integer(),
-  unique_id: Type.String(),
-  html_email: Type.Boolean(),
-  disabled: Type.Boolean(),
-});
-export type SubscriberOnly = Static<typeof SubscriberOnly>;
-
-const HistoryEntry = Type.Object({
-  id: Id,
-  ip: Nullable(Type.String()),
-  created_at: DateTime,
-  summary: Nullable(Type.String()),
-  detail: Nullable(Type.String()),
-  system_info: Nullable(Type.String()),
-});
-
-/** Reference §6.5: the full subscriber, as list-member pages show it. */
-export const Subscriber = Type.Object({
-  id: Id,
-  email: Type.String(),
-  created_at: Nullable(DateTime),
-  updated_at: Nullable(DateTime),
-  confirmed: Type.Boolean(),
-  blacklisted: Type.Boolean(),
-  bounce_count: Type.Integer(),
-  unique_id: Type.String(),
-  uuid: Type.String(),
-  html_email: Type.Boolean(),
-  disabled: Type.Boolean(),
-  subscribed_lists: Type.Array(SubscriberList),
-  history: Type.Array(HistoryEntry),
-});
-export type Subscriber = Static<typeof Subscriber>;
+import { SubscriberOnly } from './subscriber.schemas.js';
 
 /** Reference §6.8. */
 export const Subscription = Type.Object({

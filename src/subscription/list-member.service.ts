@@ -7,7 +7,7 @@ import * as repo from './list-member.repository.js';
 import type { AddMembersBody, Subscription } from './list-member.schemas.js';
 import { toSubscriberList, type ListRow } from './list.repository.js';
 import { requireList, requireOwnedList } from './list.service.js';
-import { listsOfSubscribers, toSubscriber, toSubscriberOnly, type SubscriberRow } from './member.repository.js';
+import { listsOfSubscribers, toSubscriber, toSubscriberOnly, type SubscriberRow } from './subscriber.repository.js';
 
 export async function listMembers(ctx: AppContext, listId: number, afterId: number, limit: number) {
   await requireList(ctx, listId);

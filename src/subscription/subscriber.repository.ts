@@ -2,15 +2,16 @@ import { and, asc, count, eq, gt, inArray, ne, sql, type SQL } from 'drizzle-orm
 import type { Executor } from '../db/client.js';
 import { lists, subscribers, subscriptions } from '../db/schema/index.js';
 import { toAtom } from '../shared/time.js';
-import type { SubscribedList, Subscriber } from './subscriber.schemas.js';
+import { toSubscriberList } from './list.repository.js';
+import type { SubscriberList } from './list.schemas.js';
+import type { Subscriber, SubscriberOnly } from './subscriber.schemas.js';
 import type { SubscriberHistory } from './subscriber-history.schemas.js';
 
 export type SubscriberRow = typeof subscribers.$inferSelect;
 export type NewSubscriberRow = typeof subscribers.$inferInsert;
-type ListRow = typeof lists.$inferSelect;
 
 /** Row → API shape (reference §6.5). `uuid` is a legacy phpList column, always empty. */
-export function toSubscriber(row: SubscriberRow, lists: SubscribedList[] = [], history: SubscriberHistory[] = []): Subscriber {
+export function toSubscriber(row: SubscriberRow, lists: SubscriberList[] = [], history: SubscriberHistory[] = []): Subscriber {
   return {
     id: row.id,
     email: row.email,
@@ -28,20 +29,6 @@ export function toSubscriber(row: SubscriberRow, lists: SubscribedList[] = [], h
   };
 }
 
-/** Row → the list shape embedded in a subscriber (reference §6.7). */
-export function toSubscribedList(row: ListRow): SubscribedList {
-  return {
-    id: row.id,
-    name: row.name,
-    created_at: toAtom(row.createdAt),
-    description: row.description,
-    list_position: row.listPosition,
-    subject_prefix: row.subjectPrefix,
-    public: row.isPublic,
-    category: row.category,
-    rss_feed: row.rssFeed,
-  };
-}
 
 export async function findSubscriber(db: Executor, id: number): Promise<SubscriberRow | undefined> {
   const [row] = await db.select().from(subscribers).where(eq(subscribers.id, id));
@@ -98,8 +85,8 @@ export async function listSubscribers(db: Executor, filter: SubscriberFilter, af
  * The lists of several subscribers in one query (not one per subscriber), each subscriber's in subscription
  * order.
  */
-export async function listsOfSubscribers(db: Executor, subscriberIds: number[]): Promise<Map<number, SubscribedList[]>> {
-  const out = new Map<number, SubscribedList[]>(subscriberIds.map((id) => [id, []]));
+export async function listsOfSubscribers(db: Executor, subscriberIds: number[]): Promise<Map<number, SubscriberList[]>> {
+  const out = new Map<number, SubscriberList[]>(subscriberIds.map((id) => [id, []]));
   if (subscriberIds.length === 0) return out;
   const rows = await db
     .select({ subscriberId: subscriptions.subscriberId, list: lists })
@@ -107,8 +94,23 @@ export async function listsOfSubscribers(db: Executor, subscriberIds: number[]):
     .innerJoin(lists, eq(lists.id, subscriptions.listId))
     .where(inArray(subscriptions.subscriberId, subscriberIds))
     .orderBy(asc(subscriptions.subscriberId), asc(subscriptions.createdAt), asc(lists.id));
-  for (const row of rows) out.get(row.subscriberId)?.push(toSubscribedList(row.list));
+  for (const row of rows) out.get(row.subscriberId)?.push(toSubscriberList(row.list));
   return out;
+}
+
+/** The subscriber-only view embedded in a Subscription. */
+export function toSubscriberOnly(row: SubscriberRow): SubscriberOnly {
+  return {
+    id: row.id,
+    email: row.email,
+    created_at: toAtom(row.createdAt),
+    confirmed: row.confirmed,
+    blacklisted: row.blacklisted,
+    bounce_count: row.bounceCount,
+    unique_id: row.uniqueId,
+    html_email: row.htmlEmail,
+    disabled: row.disabled,
+  };
 }
 
 export async function insertSubscriber(db: Executor, values: NewSubscriberRow): Promise<SubscriberRow> {

@@ -1,24 +1,22 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../shared/pagination.js';
 import { DateTime, Email, Id, IdParam, Nullable } from '../shared/schemas.js';
+import { SubscriberList } from './list.schemas.js';
 import { SubscriberHistory } from './subscriber-history.schemas.js';
 
-/**
- * Reference §6.7: a list as embedded in a subscriber's `subscribed_lists`. Same shape as the lists area's own
- * list output.
- */
-export const SubscribedList = Type.Object({
+/** Reference §6.6: the subscriber inside a Subscription. */
+export const SubscriberOnly = Type.Object({
   id: Id,
-  name: Type.String(),
+  email: Type.String(),
   created_at: DateTime,
-  description: Nullable(Type.String()),
-  list_position: Nullable(Type.Integer()),
-  subject_prefix: Nullable(Type.String()),
-  public: Type.Boolean(),
-  category: Type.String(),
-  rss_feed: Nullable(Type.String()),
+  confirmed: Type.Boolean(),
+  blacklisted: Type.Boolean(),
+  bounce_count: Type.Integer(),
+  unique_id: Type.String(),
+  html_email: Type.Boolean(),
+  disabled: Type.Boolean(),
 });
-export type SubscribedList = Static<typeof SubscribedList>;
+export type SubscriberOnly = Static<typeof SubscriberOnly>;
 
 /** Reference §6.5, keys in phpList's order. `history` is filled only by the single GET. */
 export const Subscriber = Type.Object({
@@ -33,7 +31,7 @@ export const Subscriber = Type.Object({
   uuid: Type.String({ description: 'Always empty (a legacy phpList column)' }),
   html_email: Type.Boolean(),
   disabled: Type.Boolean(),
-  subscribed_lists: Type.Array(SubscribedList),
+  subscribed_lists: Type.Array(SubscriberList),
   history: Type.Array(SubscriberHistory),
 });
 export type Subscriber = Static<typeof Subscriber>;
