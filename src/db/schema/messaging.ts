@@ -1,0 +1,207 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  customType,
+  index,
+  integer,
+  pgTable,
+  serial,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import { administrators } from './identity.js';
+import { lists, subscribers } from './subscription.js';
+
+/*
+ * The messaging area: templates, campaigns, their lists and attachments, bounces and bounce rules.
+ * Laid down in one step so that the messaging, sending and tracking work could proceed side by side.
+ */
+
+export const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (value) => (Buffer.isBuffer(value) ? value : Buffer.from(value)),
+});
+
+const timestamps = {
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+};
+
+export const templates = pgTable(
+  'templates',
+  {
+    id: serial('id').primaryKey(),
+    title: text('title').notNull(),
+    /** HTML with the `[CONTENT]` placeholder. */
+    content: text('content'),
+    text: text('text'),
+    /** The bytes of the optional uploaded file (specification: "the file content of the template"). */
+    file: bytea('file'),
+    listOrder: integer('list_order').notNull().default(0),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('templates_title_key').on(sql`lower(${t.title})`)],
+);
+
+/** Images a template embeds; sent as inline MIME parts. */
+export const templateImages = pgTable(
+  'template_images',
+  {
+    id: serial('id').primaryKey(),
+    templateId: integer('template_id').references(() => templates.id, { onDelete: 'cascade' }),
+    mimeType: text('mime_type'),
+    filename: text('filename'),
+    data: bytea('data'),
+    width: integer('width'),
+    height: integer('height'),
+  },
+  (t) => [index('template_images_template_id_idx').on(t.templateId)],
+);
+
+/**
+ * Campaigns (phpList "messages"). Status values and transitions: reference §7.1. The `as_*` columns count
+ * recipients by the format they were sent.
+ */
+export const campaigns = pgTable(
+  'campaigns',
+  {
+    id: serial('id').primaryKey(),
+    /** 36 lowercase hex characters (reference §6.14). */
+    uniqueId: text('unique_id').notNull(),
+    ownerId: integer('owner_id').references(() => administrators.id, { onDelete: 'set null' }),
+    templateId: integer('template_id').references(() => templates.id, { onDelete: 'set null' }),
+    // content
+    subject: text('subject').notNull().default('(no subject)'),
+    /** The body, HTML or text per `send_format`. */
+    body: text('body').notNull().default(''),
+    textBody: text('text_body').notNull().default(''),
+    footer: text('footer').notNull().default(''),
+    // format
+    sendFormat: text('send_format').notNull().default('html'),
+    htmlFormatted: boolean('html_formatted').notNull().default(true),
+    asText: integer('as_text').notNull().default(0),
+    asHtml: integer('as_html').notNull().default(0),
+    asTextAndHtml: integer('as_text_and_html').notNull().default(0),
+    asPdf: integer('as_pdf').notNull().default(0),
+    asTextAndPdf: integer('as_text_and_pdf').notNull().default(0),
+    // metadata
+    status: text('status').notNull().default('draft'),
+    processed: integer('processed').notNull().default(0),
+    views: integer('views').notNull().default(0),
+    bounceCount: integer('bounce_count').notNull().default(0),
+    sentAt: timestamp('sent_at', { withTimezone: true }),
+    sendStart: timestamp('send_start', { withTimezone: true }),
+    // schedule (intervals in minutes)
+    embargo: timestamp('embargo', { withTimezone: true }).notNull().defaultNow(),
+    repeatInterval: integer('repeat_interval').notNull().default(0),
+    repeatUntil: timestamp('repeat_until', { withTimezone: true }),
+    requeueInterval: integer('requeue_interval').notNull().default(0),
+    requeueUntil: timestamp('requeue_until', { withTimezone: true }),
+    // options
+    fromField: text('from_field').notNull().default(''),
+    toField: text('to_field').notNull().default(''),
+    replyTo: text('reply_to').notNull().default(''),
+    userSelection: text('user_selection'),
+    /** Rewrite links for click tracking when sending. */
+    clickTrack: boolean('click_track').notNull().default(true),
+    /** Set when the audience was frozen into deliveries (the campaign was submitted for sending). */
+    audienceFrozenAt: timestamp('audience_frozen_at', { withTimezone: true }),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('campaigns_unique_id_key').on(t.uniqueId),
+    index('campaigns_owner_id_idx').on(t.ownerId, t.id),
+    // The sender's "what is due" scan.
+    index('campaigns_status_embargo_idx').on(t.status, t.embargo),
+  ],
+);
+
+/** Which lists a campaign goes to (phpList "list-messages"). */
+export const listCampaigns = pgTable(
+  'list_campaigns',
+  {
+    id: serial('id').primaryKey(),
+    campaignId: integer('campaign_id')
+      .notNull()
+      .references(() => campaigns.id, { onDelete: 'cascade' }),
+    listId: integer('list_id')
+      .notNull()
+      .references(() => lists.id, { onDelete: 'cascade' }),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('list_campaigns_campaign_list_key').on(t.campaignId, t.listId),
+    index('list_campaigns_list_id_idx').on(t.listId),
+  ],
+);
+
+/** Campaign attachments. The bytes live in attachment storage under their SHA-256 (`content_hash`). */
+export const attachments = pgTable(
+  'attachments',
+  {
+    id: serial('id').primaryKey(),
+    campaignId: integer('campaign_id')
+      .notNull()
+      .references(() => campaigns.id, { onDelete: 'cascade' }),
+    filename: text('filename').notNull(),
+    mimeType: text('mime_type').notNull(),
+    size: bigint('size', { mode: 'number' }).notNull(),
+    description: text('description'),
+    contentHash: text('content_hash').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('attachments_campaign_id_idx').on(t.campaignId), index('attachments_content_hash_idx').on(t.contentHash)],
+);
+
+/** Bounce regex rules (reference §5.16), applied in `list_order` to each incoming bounce. */
+export const bounceRules = pgTable(
+  'bounce_rules',
+  {
+    id: serial('id').primaryKey(),
+    regex: text('regex').notNull(),
+    /** md5 of `regex`; unique (reference §8.1). */
+    regexHash: text('regex_hash').notNull(),
+    action: text('action').notNull(),
+    listOrder: integer('list_order').notNull().default(0),
+    adminId: integer('admin_id').references(() => administrators.id, { onDelete: 'set null' }),
+    comment: text('comment'),
+    status: text('status').notNull().default('active'),
+    /** Bounces matched so far. */
+    matchCount: integer('match_count').notNull().default(0),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('bounce_rules_regex_hash_key').on(t.regexHash)],
+);
+
+/**
+ * Bounces received. Linked to the campaign, subscriber and delivery they were matched to (null when unmatched).
+ * The raw message is kept for the rules and for audit but never exposed by the API.
+ */
+export const bounces = pgTable(
+  'bounces',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+    /** `unidentified`, `bounced list message`, `bounced system message`, `complaint` … */
+    status: text('status'),
+    /** `hard`, `soft`, `complaint` or null when unknown. */
+    kind: text('kind'),
+    comment: text('comment'),
+    header: text('header'),
+    data: text('data'),
+    campaignId: integer('campaign_id').references(() => campaigns.id, { onDelete: 'set null' }),
+    subscriberId: integer('subscriber_id').references(() => subscribers.id, { onDelete: 'set null' }),
+    deliveryId: bigint('delivery_id', { mode: 'number' }),
+    /** Message-ID of the bounce message, so a message read twice (mailbox and HTTP) is stored once. */
+    messageId: text('message_id'),
+  },
+  (t) => [
+    index('bounces_campaign_id_idx').on(t.campaignId),
+    index('bounces_subscriber_id_idx').on(t.subscriberId, t.id),
+    index('bounces_status_idx').on(t.status, t.id),
+    uniqueIndex('bounces_message_id_key').on(t.messageId),
+  ],
+);

@@ -1,0 +1,108 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Config } from '../config.js';
+
+/**
+ * Where attachment bytes live, addressed by their SHA-256. An interface so that an object store can take the
+ * disk's place; the database holds only the hash.
+ */
+export interface AttachmentStorage {
+  /** Stores the stream's bytes (hashed while they flow, never held in memory whole). Throws what the stream throws. */
+  put(stream: Readable, options?: { maxBytes?: number }): Promise<{ hash: string; size: number }>;
+  /** A stream of the stored bytes, or null when there are none under this hash. */
+  open(hash: string, options?: { chunkSize?: number }): Promise<Readable | null>;
+  exists(hash: string): Promise<boolean>;
+  /** Removes the bytes; removing what is not there is not an error. */
+  remove(hash: string): Promise<void>;
+}
+
+/** Thrown by `put` when the stream carries more than `maxBytes`; nothing is stored. */
+export class TooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`more than ${maxBytes} bytes`);
+  }
+}
+
+const HASH = /^[0-9a-f]{64}$/;
+
+/**
+ * Files under `root/ab/cd/<hash>` (two levels of fan-out keep directories small at millions of files). A put
+ * writes to `root/tmp` first and renames into place, so a half-written file is never visible under its hash.
+ */
+export function diskStorage(root: string): AttachmentStorage {
+  const tmp = join(root, 'tmp');
+  const pathOf = (hash: string) => {
+    if (!HASH.test(hash)) throw new Error('invalid attachment hash');
+    return join(root, hash.slice(0, 2), hash.slice(2, 4), hash);
+  };
+
+  return {
+    async put(stream, options = {}) {
+      await mkdir(tmp, { recursive: true });
+      const temporary = join(tmp, randomBytes(16).toString('hex'));
+      const digest = createHash('sha256');
+      let size = 0;
+      const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+      try {
+        await pipeline(
+          stream,
+          async function* (source: AsyncIterable<Buffer>) {
+            for await (const chunk of source) {
+              size += chunk.length;
+              if (size > maxBytes) throw new TooLargeError(maxBytes);
+              digest.update(chunk);
+              yield chunk;
+            }
+          },
+          createWriteStream(temporary, { flags: 'wx' }),
+        );
+        const hash = digest.digest('hex');
+        const target = pathOf(hash);
+        await mkdir(join(target, '..'), { recursive: true });
+        // Same bytes already stored: keep the one copy.
+        if (await exists(target)) await unlink(temporary);
+        else await rename(temporary, target);
+        return { hash, size };
+      } catch (err) {
+        await unlink(temporary).catch(() => undefined);
+        throw err;
+      }
+    },
+
+    async open(hash, options = {}) {
+      try {
+        const handle = await open(pathOf(hash), 'r');
+        return handle.createReadStream({ highWaterMark: options.chunkSize ?? 64 * 1024, autoClose: true });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw err;
+      }
+    },
+
+    exists: (hash) => exists(pathOf(hash)),
+
+    async remove(hash) {
+      await unlink(pathOf(hash)).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      });
+    },
+  };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The storage the service uses: `DATA_DIR/attachments`. */
+export function attachmentStorage(config: Config): AttachmentStorage {
+  return diskStorage(join(config.dataDir, 'attachments'));
+}

@@ -1,0 +1,65 @@
+import type { AppContext } from '../context.js';
+import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { BounceRulePatternError, compileBounceRule } from './bounce-rule.pattern.js';
+import * as repo from './bounce-rule.repository.js';
+import type { BounceRegex, BounceRegexBody } from './bounce-rule.schemas.js';
+
+export const RULE_NOT_FOUND = 'Bounce regex not found.';
+const REGEX_TAKEN = 'A bounce rule with this regex already exists.';
+
+export async function requireRule(ctx: AppContext, id: number): Promise<repo.BounceRuleRow> {
+  const row = await repo.findRule(ctx.db, id);
+  if (!row) throw new NotFoundError(RULE_NOT_FOUND);
+  return row;
+}
+
+export async function listRules(ctx: AppContext): Promise<BounceRegex[]> {
+  return (await repo.listRules(ctx.db)).map(repo.toBounceRegex);
+}
+
+export async function getRule(ctx: AppContext, id: number): Promise<BounceRegex> {
+  return repo.toBounceRegex(await requireRule(ctx, id));
+}
+
+export async function createRule(ctx: AppContext, body: BounceRegexBody, callerId: number): Promise<BounceRegex> {
+  checkPattern(body.regex);
+  const values = repo.ruleColumns(body);
+  if (await repo.hashTaken(ctx.db, values.regexHash)) throw new ConflictError(REGEX_TAKEN);
+  return repo.toBounceRegex(await uniquely(() => repo.insertRule(ctx.db, { ...values, adminId: callerId })));
+}
+
+/** Replaces every field; the creator (`admin_id`) and the match count stay. */
+export async function updateRule(ctx: AppContext, id: number, body: BounceRegexBody): Promise<BounceRegex> {
+  await requireRule(ctx, id);
+  checkPattern(body.regex);
+  const values = repo.ruleColumns(body);
+  if (await repo.hashTaken(ctx.db, values.regexHash, id)) throw new ConflictError(REGEX_TAKEN);
+  const row = await uniquely(() => repo.updateRule(ctx.db, id, values));
+  if (!row) throw new NotFoundError(RULE_NOT_FOUND);
+  return repo.toBounceRegex(row);
+}
+
+export async function deleteRule(ctx: AppContext, id: number): Promise<void> {
+  if (!(await repo.deleteRule(ctx.db, id))) throw new NotFoundError(RULE_NOT_FOUND);
+}
+
+/** The pattern must compile to a safe JavaScript RegExp (422 at `regex` saying why not). */
+function checkPattern(regex: string): void {
+  try {
+    compileBounceRule(regex);
+  } catch (err) {
+    if (err instanceof BounceRulePatternError) throw ValidationError.field('regex', err.message);
+    throw err;
+  }
+}
+
+/** Two writers with one regex at once: the unique index on its hash settles it. */
+async function uniquely<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    const code = (err as { code?: unknown; cause?: { code?: unknown } }).cause?.code ?? (err as { code?: unknown }).code;
+    if (code === '23505') throw new ConflictError(REGEX_TAKEN);
+    throw err;
+  }
+}

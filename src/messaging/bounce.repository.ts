@@ -1,0 +1,85 @@
+import { and, asc, count, desc, eq, gt, isNull, or, type SQL } from 'drizzle-orm';
+import type { Executor } from '../db/client.js';
+import { bounces, campaigns, subscribers } from '../db/schema/index.js';
+import { toAtom } from '../shared/time.js';
+import type { Bounce, CampaignBounces, SubscriberBounces } from './bounce.schemas.js';
+
+const bounceColumns = {
+  id: bounces.id,
+  status: bounces.status,
+  receivedAt: bounces.receivedAt,
+  campaignId: bounces.campaignId,
+  subject: campaigns.subject,
+  subscriberId: bounces.subscriberId,
+  email: subscribers.email,
+  comment: bounces.comment,
+};
+
+/** A page of bounces by id, with the campaign subject and subscriber address joined in (one query). */
+export async function listBounces(db: Executor, status: string | undefined, afterId: number, limit: number) {
+  const filter: SQL | undefined = status === undefined ? undefined : eq(bounces.status, status);
+  const rows = await db
+    .select(bounceColumns)
+    .from(bounces)
+    .leftJoin(campaigns, eq(campaigns.id, bounces.campaignId))
+    .leftJoin(subscribers, eq(subscribers.id, bounces.subscriberId))
+    .where(and(filter, gt(bounces.id, afterId)))
+    .orderBy(asc(bounces.id))
+    .limit(limit);
+  const [total] = await db.select({ n: count() }).from(bounces).where(filter);
+  const items: Bounce[] = rows.map((r) => ({
+    id: r.id,
+    status: r.status,
+    date: toAtom(r.receivedAt),
+    message_id: r.campaignId,
+    message_subject: r.subject,
+    subscriber_id: r.subscriberId,
+    subscriber_email: r.email,
+    comment: r.comment,
+  }));
+  return { items, total: total?.n ?? 0 };
+}
+
+export async function deleteBounce(db: Executor, id: number): Promise<boolean> {
+  const rows = await db.delete(bounces).where(eq(bounces.id, id)).returning({ id: bounces.id });
+  return rows.length > 0;
+}
+
+/** Bounces per campaign the caller owns (or nobody owns), most first. Grouped over bounces_campaign_id_idx. */
+export async function totalsByCampaign(db: Executor, callerId: number, limit: number): Promise<CampaignBounces[]> {
+  const total = count(bounces.id);
+  const rows = await db
+    .select({ id: campaigns.id, subject: campaigns.subject, total })
+    .from(bounces)
+    .innerJoin(campaigns, eq(campaigns.id, bounces.campaignId))
+    .where(or(eq(campaigns.ownerId, callerId), isNull(campaigns.ownerId)))
+    .groupBy(campaigns.id)
+    .orderBy(desc(total), asc(campaigns.id))
+    .limit(limit);
+  return rows.map((r) => ({ message_id: r.id, subject: r.subject, total_bounces: r.total }));
+}
+
+/** Bounces per subscriber, most first. Grouped over bounces_subscriber_id_idx. */
+export async function totalsBySubscriber(db: Executor, limit: number): Promise<SubscriberBounces[]> {
+  const total = count(bounces.id);
+  const rows = await db
+    .select({
+      id: subscribers.id,
+      email: subscribers.email,
+      confirmed: subscribers.confirmed,
+      blacklisted: subscribers.blacklisted,
+      total,
+    })
+    .from(bounces)
+    .innerJoin(subscribers, eq(subscribers.id, bounces.subscriberId))
+    .groupBy(subscribers.id)
+    .orderBy(desc(total), asc(subscribers.id))
+    .limit(limit);
+  return rows.map((r) => ({
+    subscriber_id: r.id,
+    email: r.email,
+    confirmed: r.confirmed,
+    blacklisted: r.blacklisted,
+    total_bounces: r.total,
+  }));
+}

@@ -1,0 +1,119 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { DateTime, Id, IdParam, NonBlank, Nullable, StringEnum } from '../shared/schemas.js';
+import { Template } from './template.schemas.js';
+
+export const CAMPAIGN_STATUSES = ['draft', 'prepared', 'submitted', 'inprocess', 'sent', 'suspended', 'requeued'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+/** What `PATCH …/status` accepts (reference §7.1: not `inprocess`). */
+export const REQUESTABLE_STATUSES = ['draft', 'sent', 'prepared', 'submitted', 'suspended', 'requeued'] as const;
+export const SEND_FORMATS = ['html', 'text', 'invite'] as const;
+
+/** Reference §6.14 (Message), plus `created_at`/`updated_at` (specification: campaign list entries carry them). */
+export const Campaign = Type.Object({
+  id: Id,
+  unique_id: Nullable(Type.String()),
+  template: Nullable(Template),
+  message_content: Type.Object({
+    subject: Type.String(),
+    text: Nullable(Type.String()),
+    text_message: Nullable(Type.String()),
+    footer: Nullable(Type.String()),
+  }),
+  message_format: Type.Object({
+    html_formated: Type.Boolean(),
+    send_format: Nullable(Type.String()),
+    as_text: Type.Integer(),
+    as_html: Type.Integer(),
+    as_text_and_html: Type.Integer(),
+    as_pdf: Type.Integer(),
+    as_text_and_pdf: Type.Integer(),
+  }),
+  message_metadata: Type.Object({
+    status: Type.String(),
+    processed: Type.Integer(),
+    views: Type.Integer(),
+    bounce_count: Type.Integer(),
+    entered: Nullable(DateTime),
+    sent: Nullable(DateTime),
+    send_start: Nullable(DateTime),
+  }),
+  message_schedule: Type.Object({
+    repeat_interval: Nullable(Type.Integer()),
+    repeat_until: Nullable(DateTime),
+    requeue_interval: Nullable(Type.Integer()),
+    requeue_until: Nullable(DateTime),
+    embargo: Nullable(DateTime),
+  }),
+  message_options: Type.Object({
+    from_field: Type.String(),
+    to_field: Type.String(),
+    reply_to: Type.String(),
+    user_selection: Nullable(Type.String()),
+  }),
+  created_at: DateTime,
+  updated_at: DateTime,
+});
+export type Campaign = Static<typeof Campaign>;
+
+const DateInput = Type.String({
+  maxLength: 64,
+  description: 'Any ISO 8601 date-time (`2026-11-22T09:30:00+00:00`, `2026-11-22 09:30:00`, with or without a fraction)',
+});
+const Minutes = Type.Integer({ minimum: 0, maximum: 5_256_000, description: 'Minutes' });
+
+/** phpList's CampaignBody groups (reference §5.12; DECISIONS.md). `metadata` is accepted and ignored. */
+export const CampaignBody = Type.Object(
+  {
+    template_id: Type.Optional(Nullable(Id)),
+    content: Type.Object(
+      {
+        subject: NonBlank({ maxLength: 255 }),
+        text: NonBlank({ maxLength: 10_000_000 }),
+        footer: Type.Optional(Nullable(Type.String({ maxLength: 100_000 }))),
+        text_message: Type.Optional(Nullable(Type.String({ maxLength: 10_000_000, description: 'Plain-text alternative' }))),
+      },
+      { additionalProperties: false },
+    ),
+    format: Type.Object({ send_format: StringEnum(SEND_FORMATS) }, { additionalProperties: false }),
+    metadata: Type.Optional(
+      Type.Object({ status: Type.Optional(Type.String({ maxLength: 50 })) }, { description: 'Ignored: use PATCH …/status' }),
+    ),
+    schedule: Type.Optional(
+      Type.Object(
+        {
+          embargo: Type.Optional(Nullable(DateInput)),
+          repeat_interval: Type.Optional(Nullable(Minutes)),
+          repeat_until: Type.Optional(Nullable(DateInput)),
+          requeue_interval: Type.Optional(Nullable(Minutes)),
+          requeue_until: Type.Optional(Nullable(DateInput)),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    options: Type.Object(
+      {
+        from_field: NonBlank({ maxLength: 255, description: '`addr@example.com` or `Name <addr@example.com>`' }),
+        to_field: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+        reply_to: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
+        user_selection: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CampaignBody = Static<typeof CampaignBody>;
+
+export const CampaignParams = Type.Object({ messageId: IdParam });
+export const CampaignListQuery = Type.Object({
+  after_id: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
+  subject: Type.Optional(Type.String({ maxLength: 255, description: 'Substring of the subject, case-insensitive' })),
+});
+export type CampaignListQuery = Static<typeof CampaignListQuery>;
+
+export const StatusBody = Type.Object(
+  { status: StringEnum(REQUESTABLE_STATUSES) },
+  { additionalProperties: false },
+);
+export type StatusBody = Static<typeof StatusBody>;

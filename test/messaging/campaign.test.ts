@@ -1,0 +1,249 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { eq } from 'drizzle-orm';
+import { campaigns, listCampaigns, templates } from '../../src/db/schema/index.js';
+import { createList } from '../factories.js';
+import { atom, startTestApp, type TestApp } from '../helper.js';
+
+let t: TestApp;
+let headers: Record<string, string>;
+let adminId: number;
+before(async () => {
+  t = await startTestApp();
+  const session = await t.adminWithSession();
+  headers = session.headers;
+  adminId = session.admin.id;
+});
+after(() => t.close());
+
+const NOT_FOUND = { message: 'Campaign not found.' };
+const NO_SESSION = { message: 'No valid session key was provided as basic auth password.' };
+
+function body(overrides: Record<string, unknown> = {}) {
+  return {
+    content: { subject: 'November news', text: '<p>Hello [FIRST NAME%%friend]</p>', footer: 'Unsubscribe: [UNSUBSCRIBEURL]' },
+    format: { send_format: 'html' },
+    metadata: { status: 'sent' },
+    schedule: { embargo: '2026-12-01T09:00:00+01:00', requeue_interval: 60, requeue_until: '2026-12-02 09:00:00' },
+    options: { from_field: 'News Desk <news@example.com>', reply_to: 'replies@example.com', user_selection: 'all' },
+    ...overrides,
+  };
+}
+
+async function create(overrides: Record<string, unknown> = {}, h = headers) {
+  const res = await t.inject({ method: 'POST', url: '/api/v2/campaigns', headers: h, payload: body(overrides) });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json();
+}
+
+describe('POST /api/v2/campaigns', () => {
+  test('creates a draft whatever status is asked; whole body', async () => {
+    const res = await t.inject({ method: 'POST', url: '/api/v2/campaigns', headers, payload: body() });
+    assert.equal(res.statusCode, 201);
+    const c = res.json();
+    assert.match(c.unique_id, /^[0-9a-f]{36}$/);
+    assert.deepEqual(c, {
+      id: c.id,
+      unique_id: c.unique_id,
+      template: null,
+      message_content: {
+        subject: 'November news',
+        text: '<p>Hello [FIRST NAME%%friend]</p>',
+        text_message: '',
+        footer: 'Unsubscribe: [UNSUBSCRIBEURL]',
+      },
+      message_format: { html_formated: true, send_format: 'html', as_text: 0, as_html: 0, as_text_and_html: 0, as_pdf: 0, as_text_and_pdf: 0 },
+      message_metadata: { status: 'draft', processed: 0, views: 0, bounce_count: 0, entered: atom(c.message_metadata.entered), sent: null, send_start: null },
+      message_schedule: {
+        repeat_interval: 0,
+        repeat_until: null,
+        requeue_interval: 60,
+        requeue_until: '2026-12-02T09:00:00+00:00',
+        embargo: '2026-12-01T08:00:00+00:00',
+      },
+      message_options: { from_field: 'News Desk <news@example.com>', to_field: '', reply_to: 'replies@example.com', user_selection: 'all' },
+      created_at: atom(c.created_at),
+      updated_at: atom(c.updated_at),
+    });
+    const [row] = await t.db.select().from(campaigns).where(eq(campaigns.id, c.id));
+    assert.equal(row?.ownerId, adminId);
+  });
+
+  test('the embargo defaults to now; a template is embedded whole', async () => {
+    const [template] = await t.db.insert(templates).values({ title: `T ${Date.now()}`, content: '<html>[CONTENT]</html>' }).returning();
+    const c = await create({ template_id: template!.id, schedule: undefined });
+    assert.deepEqual(c.template, { id: template!.id, title: template!.title, content: '<html>[CONTENT]</html>', text: null, list_order: 0, images: null });
+    assert.ok(Math.abs(Date.parse(c.message_schedule.embargo) - Date.now()) < 60_000);
+  });
+
+  test('bad input: each answered 422 naming the field, unknown template 409', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ content: { text: 'x' } }, 'content.subject'],
+      [{ content: { subject: ' ', text: 'x' } }, 'content.subject'],
+      [{ content: { subject: 's' } }, 'content.text'],
+      [{ format: { send_format: 'pdf' } }, 'format.send_format'],
+      [{ format: {} }, 'format.send_format'],
+      [{ options: { from_field: 'not an address' } }, 'options.from_field'],
+      [{ options: { from_field: 'Name <broken@>' } }, 'options.from_field'],
+      [{ options: {} }, 'options.from_field'],
+      [{ options: { from_field: 'a@example.com', reply_to: 'nope' } }, 'options.reply_to'],
+      [{ options: { from_field: 'a@example.com', to_field: 5 } }, 'options.to_field'],
+      [{ schedule: { embargo: 'next tuesday' } }, 'schedule.embargo'],
+      [{ schedule: { repeat_until: '2026-13-40T00:00:00Z' } }, 'schedule.repeat_until'],
+      [{ schedule: { requeue_interval: -5 } }, 'schedule.requeue_interval'],
+      [{ template_id: 'one' }, 'template_id'],
+      [{ content: { subject: 's', text: 'see https://example.com/lt/abcdefghijklmnop here' } }, 'content.text'],
+    ];
+    for (const [overrides, field] of cases) {
+      const res = await t.inject({ method: 'POST', url: '/api/v2/campaigns', headers, payload: body(overrides) });
+      assert.equal(res.statusCode, 422, `${JSON.stringify(overrides)} → ${res.body}`);
+      assert.ok(Object.keys(res.json().errors).includes(field), `${field} in ${res.body}`);
+    }
+    const pasted = await t.inject({
+      method: 'POST',
+      url: '/api/v2/campaigns',
+      headers,
+      payload: body({ content: { subject: 's', text: 'https://x.example/lt.php?id=abcdefghijklmnop' } }),
+    });
+    assert.deepEqual(pasted.json().errors['content.text'], [
+      'You should not paste the results of a test message back into the editor. This will break the click-track statistics, and overload the server.',
+    ]);
+    const noTemplate = await t.inject({ method: 'POST', url: '/api/v2/campaigns', headers, payload: body({ template_id: 999999 }) });
+    assert.equal(noTemplate.statusCode, 409);
+    assert.deepEqual(noTemplate.json(), { message: 'Template with that id does not exists.' });
+    const broken = await t.inject({ method: 'POST', url: '/api/v2/campaigns', headers: { ...headers, 'content-type': 'application/json' }, payload: '{"content":' });
+    assert.equal(broken.statusCode, 400);
+  });
+
+  test('403 without a session or without the campaigns privilege', async () => {
+    const none = await t.inject({ method: 'POST', url: '/api/v2/campaigns', payload: body() });
+    assert.equal(none.statusCode, 403);
+    assert.deepEqual(none.json(), NO_SESSION);
+    const { headers: subscribersOnly } = await t.adminWithSession({ superUser: false, privileges: { subscribers: true } });
+    const denied = await t.inject({ method: 'POST', url: '/api/v2/campaigns', headers: subscribersOnly, payload: body() });
+    assert.equal(denied.statusCode, 403);
+    assert.deepEqual(denied.json(), { message: 'You are not allowed to manage campaigns.' });
+  });
+});
+
+describe('GET /api/v2/campaigns', () => {
+  test("lists only the caller's campaigns, in cursor pages, filtered by subject", async () => {
+    const own = await t.adminWithSession();
+    const a = await create({ content: { subject: 'Alpha weekly', text: 'x' } }, own.headers);
+    const b = await create({ content: { subject: 'Beta WEEKLY', text: 'y' } }, own.headers);
+    const c = await create({ content: { subject: 'Gamma', text: 'z' } }, own.headers);
+    await create({}, headers); // another administrator's
+    const first = await t.inject({ method: 'GET', url: '/api/v2/campaigns?limit=2', headers: own.headers });
+    assert.deepEqual(first.json(), { items: [a, b], pagination: { total: 3, limit: 2, has_more: true, next_cursor: b.id } });
+    const second = await t.inject({ method: 'GET', url: `/api/v2/campaigns?limit=2&after_id=${b.id}`, headers: own.headers });
+    assert.deepEqual(second.json(), { items: [c], pagination: { total: 3, limit: 2, has_more: false, next_cursor: c.id } });
+    const weekly = await t.inject({ method: 'GET', url: '/api/v2/campaigns?subject=weekly', headers: own.headers });
+    assert.deepEqual(weekly.json(), { items: [a, b], pagination: { total: 2, limit: 25, has_more: false, next_cursor: b.id } });
+    const percent = await t.inject({ method: 'GET', url: '/api/v2/campaigns?subject=%25', headers: own.headers });
+    assert.deepEqual(percent.json().items, [], 'a % in the filter is a literal');
+    const none = await t.inject({ method: 'GET', url: '/api/v2/campaigns' });
+    assert.equal(none.statusCode, 403);
+  });
+});
+
+describe('GET and PUT /api/v2/campaigns/{id}', () => {
+  test('GET: 404 before authentication, then 403, then the campaign', async () => {
+    const c = await create();
+    const missingNoAuth = await t.inject({ method: 'GET', url: '/api/v2/campaigns/999999' });
+    assert.equal(missingNoAuth.statusCode, 404);
+    assert.deepEqual(missingNoAuth.json(), NOT_FOUND);
+    const noAuth = await t.inject({ method: 'GET', url: `/api/v2/campaigns/${c.id}` });
+    assert.equal(noAuth.statusCode, 403);
+    const ok = await t.inject({ method: 'GET', url: `/api/v2/campaigns/${c.id}`, headers });
+    assert.deepEqual(ok.json(), c);
+    const word = await t.inject({ method: 'GET', url: '/api/v2/campaigns/abc', headers });
+    assert.equal(word.statusCode, 404);
+  });
+
+  test('PUT: 404 before authentication; replaces groups; omitted template_id clears it; status unchanged', async () => {
+    const [template] = await t.db.insert(templates).values({ title: `P ${Date.now()}`, content: '[CONTENT]' }).returning();
+    const c = await create({ template_id: template!.id });
+    const missingNoAuth = await t.inject({ method: 'PUT', url: '/api/v2/campaigns/999999', payload: { bogus: 1 } });
+    assert.equal(missingNoAuth.statusCode, 404);
+    assert.deepEqual(missingNoAuth.json(), NOT_FOUND);
+    const noAuth = await t.inject({ method: 'PUT', url: `/api/v2/campaigns/${c.id}`, payload: body() });
+    assert.equal(noAuth.statusCode, 403);
+    const res = await t.inject({
+      method: 'PUT',
+      url: `/api/v2/campaigns/${c.id}`,
+      headers,
+      payload: body({ content: { subject: 'Changed', text: 'Plain words', footer: '' }, format: { send_format: 'text' }, options: { from_field: 'plain@example.com' } }),
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const updated = res.json();
+    assert.deepEqual(updated, {
+      ...c,
+      template: null,
+      message_content: { subject: 'Changed', text: 'Plain words', text_message: '', footer: '' },
+      message_format: { ...c.message_format, html_formated: false, send_format: 'text' },
+      message_options: { from_field: 'plain@example.com', to_field: '', reply_to: '', user_selection: null },
+      updated_at: atom(updated.updated_at),
+    });
+    const bad = await t.inject({ method: 'PUT', url: `/api/v2/campaigns/${c.id}`, headers, payload: body({ schedule: { embargo: 'soon' } }) });
+    assert.equal(bad.statusCode, 422);
+  });
+
+  test('PUT on a sent campaign is 409', async () => {
+    const c = await create();
+    await t.db.update(campaigns).set({ status: 'sent' }).where(eq(campaigns.id, c.id));
+    const res = await t.inject({ method: 'PUT', url: `/api/v2/campaigns/${c.id}`, headers, payload: body() });
+    assert.equal(res.statusCode, 409);
+    assert.deepEqual(res.json(), { message: 'A campaign that is sent cannot be edited; copy it instead.' });
+  });
+});
+
+describe('DELETE and copy', () => {
+  test('DELETE: authentication first, then 404; 204 and gone; a campaign being sent is 409', async () => {
+    const c = await create();
+    const noAuthMissing = await t.inject({ method: 'DELETE', url: '/api/v2/campaigns/999999' });
+    assert.equal(noAuthMissing.statusCode, 403);
+    const missing = await t.inject({ method: 'DELETE', url: '/api/v2/campaigns/999999', headers });
+    assert.equal(missing.statusCode, 404);
+    assert.deepEqual(missing.json(), NOT_FOUND);
+    const list = await createList(t.db);
+    await t.db.insert(listCampaigns).values({ campaignId: c.id, listId: list.id });
+    const del = await t.inject({ method: 'DELETE', url: `/api/v2/campaigns/${c.id}`, headers });
+    assert.equal(del.statusCode, 204);
+    assert.equal(del.body, '');
+    assert.equal((await t.inject({ method: 'GET', url: `/api/v2/campaigns/${c.id}`, headers })).statusCode, 404);
+
+    const busy = await create();
+    await t.db.update(campaigns).set({ status: 'inprocess' }).where(eq(campaigns.id, busy.id));
+    const refused = await t.inject({ method: 'DELETE', url: `/api/v2/campaigns/${busy.id}`, headers });
+    assert.equal(refused.statusCode, 409);
+    assert.deepEqual(refused.json(), { message: 'The campaign is being sent; suspend it before deleting it.' });
+  });
+
+  test('copy: a new draft owned by the caller, same content, new unique id, no lists, counters reset', async () => {
+    const c = await create();
+    const list = await createList(t.db);
+    await t.db.insert(listCampaigns).values({ campaignId: c.id, listId: list.id });
+    await t.db.update(campaigns).set({ status: 'sent', views: 12, asHtml: 5 }).where(eq(campaigns.id, c.id));
+    const other = await t.adminWithSession();
+    const res = await t.inject({ method: 'POST', url: `/api/v2/campaigns/${c.id}/copy`, headers: other.headers });
+    assert.equal(res.statusCode, 201);
+    const copy = res.json();
+    assert.notEqual(copy.id, c.id);
+    assert.notEqual(copy.unique_id, c.unique_id);
+    assert.deepEqual(copy, {
+      ...c,
+      id: copy.id,
+      unique_id: copy.unique_id,
+      message_metadata: { ...c.message_metadata, entered: atom(copy.message_metadata.entered) },
+      created_at: atom(copy.created_at),
+      updated_at: atom(copy.updated_at),
+    });
+    const [row] = await t.db.select().from(campaigns).where(eq(campaigns.id, copy.id));
+    assert.equal(row?.ownerId, other.admin.id);
+    const links = await t.db.select().from(listCampaigns).where(eq(listCampaigns.campaignId, copy.id));
+    assert.deepEqual(links, []);
+    const missing = await t.inject({ method: 'POST', url: '/api/v2/campaigns/999999/copy', headers });
+    assert.equal(missing.statusCode, 404);
+    assert.deepEqual(missing.json(), NOT_FOUND);
+  });
+});
