@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../src/db/client.js';
-import { administrators, lists, sessions, subscribers, subscriptions } from '../src/db/schema/index.js';
+import { administrators, bounces, campaigns, deliveries, lists, sessions, subscribers, subscriptions } from '../src/db/schema/index.js';
 import { privilegeColumns } from '../src/identity/administrator.repository.js';
 import type { Privilege } from '../src/identity/administrator.schemas.js';
 import { hashPassword } from '../src/identity/password.js';
@@ -76,4 +76,33 @@ let subscriptionClock = Date.now();
 export async function subscribe(db: Db, listId: number, subscriberId: number) {
   subscriptionClock = Math.max(subscriptionClock + 1, Date.now());
   await db.insert(subscriptions).values({ listId, subscriberId, createdAt: new Date(subscriptionClock) });
+}
+
+/** A campaign (draft unless told otherwise). */
+export async function createCampaign(db: Db, values: Partial<typeof campaigns.$inferInsert> = {}) {
+  const [row] = await db
+    .insert(campaigns)
+    .values({ uniqueId: randomBytes(18).toString('hex'), subject: `Campaign ${unique()}`, ...values })
+    .returning();
+  return row!;
+}
+
+/** A delivery record of a campaign to a subscriber (`sent` unless told otherwise). */
+export async function createDelivery(
+  db: Db,
+  campaignId: number,
+  subscriberId: number,
+  values: Partial<typeof deliveries.$inferInsert> = {},
+) {
+  const [row] = await db
+    .insert(deliveries)
+    .values({ campaignId, subscriberId, status: 'sent', sentAt: new Date(), ...values })
+    .returning();
+  return row!;
+}
+
+/** A received bounce, linked to nothing unless told. */
+export async function createBounce(db: Db, values: Partial<typeof bounces.$inferInsert> = {}) {
+  const [row] = await db.insert(bounces).values(values).returning();
+  return row!;
 }

@@ -1,6 +1,6 @@
-import { and, asc, count, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { subscribers, subscriptions } from '../db/schema/index.js';
+import { listMemberCounts, lists, subscribers, subscriptions } from '../db/schema/index.js';
 import type { SubscriberRow } from './subscriber.repository.js';
 
 /**
@@ -23,10 +23,19 @@ export async function memberPage(db: Executor, listId: number, afterId: number, 
     .then((rows) => rows.map((r) => r.subscriber));
 }
 
-/** Members of a list: an index-only count over the primary key's list_id prefix. */
-export async function countMembers(db: Executor, listId: number): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(subscriptions).where(eq(subscriptions.listId, listId));
-  return row?.n ?? 0;
+/**
+ * A list's member count, or undefined when there is no such list, in one round trip: the sum of its counter shards,
+ * which triggers on `subscriptions` keep up to date (routines/010_list_member_counts.sql). At most 16 rows by
+ * primary key, however large the list.
+ */
+export async function countMembersOfList(db: Executor, listId: number): Promise<number | undefined> {
+  const [row] = await db
+    .select({
+      n: sql<string>`coalesce((select sum(${listMemberCounts.members}) from ${listMemberCounts} where ${listMemberCounts.listId} = ${lists.id}), 0)`,
+    })
+    .from(lists)
+    .where(eq(lists.id, listId));
+  return row ? Number(row.n) : undefined;
 }
 
 /** Subscribers by e-mail, matched case-insensitively (the unique index is on lower(email)). */
@@ -36,10 +45,14 @@ export async function findSubscribersByEmails(db: Executor, emails: string[]): P
   return db.select().from(subscribers).where(inArray(sql`lower(${subscribers.email})`, lowered));
 }
 
-/** Inserts subscribers; an address another writer stored meanwhile is skipped, not an error. */
-export async function insertSubscribers(db: Executor, values: (typeof subscribers.$inferInsert)[]): Promise<void> {
-  if (values.length === 0) return;
-  await db.insert(subscribers).values(values).onConflictDoNothing();
+/**
+ * Inserts subscribers; an address another writer stored meanwhile is skipped, not an error. Answers the ids of
+ * the subscribers this call created.
+ */
+export async function insertSubscribers(db: Executor, values: (typeof subscribers.$inferInsert)[]): Promise<number[]> {
+  if (values.length === 0) return [];
+  const rows = await db.insert(subscribers).values(values).onConflictDoNothing().returning({ id: subscribers.id });
+  return rows.map((r) => r.id);
 }
 
 export async function confirmSubscribers(db: Executor, ids: number[]): Promise<void> {

@@ -6,6 +6,7 @@ import { Page, PageQuery, cursorOf } from '../shared/pagination.js';
 import { errorResponses } from '../shared/schemas.js';
 import { AddMembersBody, MemberCount, RemoveMembersQuery, Subscription } from './list-member.schemas.js';
 import { Subscriber } from './subscriber.schemas.js';
+import { originOf } from './subscriber.routes.js';
 import * as service from './list-member.service.js';
 import { LISTS_DENIED } from './list.routes.js';
 import { ListParams } from './list.schemas.js';
@@ -83,7 +84,7 @@ export const listMemberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const result = await service.addMembers(app.ctx, request.params.listId, callerOf(request).id, request.body);
+      const result = await service.addMembers(app.ctx, request.params.listId, callerOf(request).id, request.body, originOf(request));
       return reply.code(201).send(result);
     },
   );

@@ -1,57 +1,88 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
+import type { Executor } from '../db/client.js';
 import { toPage } from '../shared/pagination.js';
 import { toAtom } from '../shared/time.js';
 import { blacklistedAmong } from './blacklist.repository.js';
 import * as repo from './list-member.repository.js';
 import type { AddMembersBody, Subscription } from './list-member.schemas.js';
+import { findAdministrator } from '../identity/administrator.repository.js';
+import * as history from './subscriber-history.repository.js';
+import type { HistoryOrigin } from './subscriber-history.schemas.js';
 import { toSubscriberList, type ListRow } from './list.repository.js';
-import { requireList, requireOwnedList } from './list.service.js';
+import { LIST_NOT_FOUND, requireOwnedList } from './list.service.js';
+import { NotFoundError } from '../shared/errors.js';
 import { listsOfSubscribers, toSubscriber, toSubscriberOnly, type SubscriberRow } from './subscriber.repository.js';
 
+/**
+ * One page of a list's members. The count (which also tells whether the list exists) and the page are read at
+ * once; a page of a list that does not exist is simply empty, and answered 404.
+ */
 export async function listMembers(ctx: AppContext, listId: number, afterId: number, limit: number) {
-  await requireList(ctx, listId);
-  const rows = await repo.memberPage(ctx.db, listId, afterId, limit);
-  const [listsOf, total] = await Promise.all([
-    listsOfSubscribers(ctx.db, rows.map((r) => r.id)),
-    repo.countMembers(ctx.db, listId),
+  const [total, rows] = await Promise.all([
+    repo.countMembersOfList(ctx.db, listId),
+    repo.memberPage(ctx.db, listId, afterId, limit),
   ]);
+  if (total === undefined) throw new NotFoundError(LIST_NOT_FOUND);
+  const listsOf = await listsOfSubscribers(ctx.db, rows.map((r) => r.id));
   const items = rows.map((row) => toSubscriber(row, listsOf.get(row.id) ?? []));
   return toPage(items, total, limit, (s) => s.id);
 }
 
+/** The list's existence and its count in one query: this is what dashboards poll. */
 export async function countMembers(ctx: AppContext, listId: number) {
-  await requireList(ctx, listId);
-  return { subscribers_count: await repo.countMembers(ctx.db, listId) };
+  const count = await repo.countMembersOfList(ctx.db, listId);
+  if (count === undefined) throw new NotFoundError(LIST_NOT_FOUND);
+  return { subscribers_count: count };
+}
+
+/** How a subscribe request came in, for the subscribers it creates. */
+export interface SubscribeOptions {
+  /** Confirm the subscribers (no mail); otherwise each unconfirmed one newly subscribed gets the double opt-in mail. */
+  autoConfirm: boolean;
+  origin: HistoryOrigin;
+  /** The history detail of each subscriber created, e.g. `Created by admin when added to list "News"`. */
+  createdDetail: string;
+  /** Runs in the same transaction with the ids of the subscribers this call created (their first details). */
+  onCreated?: (tx: Executor, subscriberIds: number[]) => Promise<void>;
+}
+
+export interface SubscribeOutcome {
+  /** The subscribers subscribed (new or already), in the order their addresses were given. */
+  subscribers: SubscriberRow[];
+  /** Ids of those whose subscription is new. */
+  added: Set<number>;
+  /** Subscription date of each. */
+  dates: Map<number, Date>;
+  /** Ids of the subscribers this call created. */
+  created: Set<number>;
 }
 
 /**
- * Subscribes addresses to a list. Unknown addresses become new subscribers (confirmed when `auto_confirm`).
- * Blacklisted addresses (the blacklist table or the subscriber's flag) are left out: not created, not subscribed,
- * not in the answer. Existing subscriptions are answered unchanged. Without `auto_confirm`, every unconfirmed
- * subscriber newly added gets a confirmation mail, sent after the subscriptions are stored.
- * Answers the subscriptions in the order the addresses were given.
+ * Subscribes addresses to a list, in one transaction with a handful of set-wise statements whatever the number of
+ * addresses. Unknown addresses become new subscribers, each with a history entry. Blacklisted addresses (the
+ * blacklist table or the subscriber's flag) are left out: not created, not subscribed, not in the outcome.
+ * Existing subscriptions stay as they are. Confirmation mails go out after the commit.
  */
-export async function addMembers(
+export async function subscribeAddresses(
   ctx: AppContext,
-  listId: number,
-  callerId: number,
-  body: AddMembersBody,
-): Promise<Subscription[]> {
-  const list = await requireOwnedList(ctx, listId, callerId);
-  const autoConfirm = body.auto_confirm ?? false;
-  const emails = uniqueEmails(body.emails);
-
-  const { subscribersInOrder, added, dates } = await ctx.db.transaction(async (tx) => {
+  list: ListRow,
+  emails: string[],
+  options: SubscribeOptions,
+): Promise<SubscribeOutcome> {
+  const { autoConfirm } = options;
+  const outcome = await ctx.db.transaction(async (tx) => {
     const barred = await blacklistedAmong(tx, emails);
     const wanted = emails.filter((e) => !barred.has(e.toLowerCase()));
     const known = new Set((await repo.findSubscribersByEmails(tx, wanted)).map((s) => s.email.toLowerCase()));
-    await repo.insertSubscribers(
+    const created = await repo.insertSubscribers(
       tx,
       wanted
         .filter((e) => !known.has(e.toLowerCase()))
         .map((email) => ({ email, uniqueId: randomBytes(16).toString('hex'), confirmed: autoConfirm })),
     );
+    await history.insertHistoryForMany(tx, created, options.origin, 'Subscriber created', options.createdDetail);
+    if (options.onCreated && created.length > 0) await options.onCreated(tx, created);
     let found = await repo.findSubscribersByEmails(tx, wanted);
     found = found.filter((s) => !s.blacklisted);
     if (autoConfirm) {
@@ -61,17 +92,41 @@ export async function addMembers(
     const byEmail = new Map(found.map((s) => [s.email.toLowerCase(), s]));
     const inOrder = wanted.map((e) => byEmail.get(e.toLowerCase())).filter((s): s is SubscriberRow => !!s);
     const ids = inOrder.map((s) => s.id);
-    const newly = await repo.insertSubscriptions(tx, listId, ids);
-    return { subscribersInOrder: inOrder, added: newly, dates: await repo.subscriptionDates(tx, listId, ids) };
+    const added = await repo.insertSubscriptions(tx, list.id, ids);
+    const dates = await repo.subscriptionDates(tx, list.id, ids);
+    return { subscribers: inOrder, added, dates, created: new Set(created) };
   });
 
   if (!autoConfirm) {
-    const toConfirm = subscribersInOrder.filter((s) => !s.confirmed && added.has(s.id));
+    const toConfirm = outcome.subscribers.filter((s) => !s.confirmed && outcome.added.has(s.id));
     await Promise.all(toConfirm.map((s) => sendConfirmation(ctx, s, list)));
   }
+  return outcome;
+}
 
+/**
+ * `POST /lists/{id}/subscribers`: subscribes addresses (see subscribeAddresses), confirmed when `auto_confirm`.
+ * Answers the subscriptions in the order the addresses were given.
+ */
+export async function addMembers(
+  ctx: AppContext,
+  listId: number,
+  callerId: number,
+  body: AddMembersBody,
+  origin: HistoryOrigin,
+): Promise<Subscription[]> {
+  const list = await requireOwnedList(ctx, listId, callerId);
+  const autoConfirm = body.auto_confirm ?? false;
+  const login = (await findAdministrator(ctx.db, callerId))?.loginName ?? `#${callerId}`;
+  const createdDetail =
+    `Created by ${login} when added to list "${list.name}"` + (autoConfirm ? '' : '; confirmation requested');
+  const { subscribers, dates } = await subscribeAddresses(ctx, list, uniqueEmails(body.emails), {
+    autoConfirm,
+    origin,
+    createdDetail,
+  });
   const subscriberList = toSubscriberList(list);
-  return subscribersInOrder.map((s) => ({
+  return subscribers.map((s) => ({
     subscriber: toSubscriberOnly(s),
     subscriber_list: subscriberList,
     subscription_date: toAtom(dates.get(s.id) ?? new Date()),
@@ -84,7 +139,7 @@ export async function removeMembers(ctx: AppContext, listId: number, callerId: n
 }
 
 /** Trimmed, first spelling of each address kept (addresses compare case-insensitively). */
-function uniqueEmails(emails: string[]): string[] {
+export function uniqueEmails(emails: string[]): string[] {
   const seen = new Map<string, string>();
   for (const raw of emails) {
     const email = raw.trim();

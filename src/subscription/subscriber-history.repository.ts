@@ -34,6 +34,21 @@ export async function insertHistory(
   });
 }
 
+/** The same entry for several subscribers, in one statement. */
+export async function insertHistoryForMany(
+  db: Executor,
+  subscriberIds: number[],
+  origin: HistoryOrigin,
+  summary: string,
+  detail: string | null,
+): Promise<void> {
+  if (subscriberIds.length === 0) return;
+  const systemInfo = origin.userAgent ? `User-Agent: ${origin.userAgent.slice(0, 255)}` : null;
+  await db
+    .insert(subscriberHistory)
+    .values(subscriberIds.map((subscriberId) => ({ subscriberId, ip: origin.ip, summary, detail, systemInfo })));
+}
+
 export interface HistoryFilter {
   ip?: string;
   dateFrom?: Date;

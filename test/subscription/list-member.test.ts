@@ -333,3 +333,46 @@ describe('DELETE /api/v2/lists/{listId}/subscribers', () => {
     assert.equal((await t.inject({ method: 'DELETE', url: '/api/v2/lists/z/subscribers?emails[]=a@example.com', headers })).statusCode, 404);
   });
 });
+
+describe('POST /api/v2/lists/{listId}/subscribers: history of the subscribers it creates', () => {
+  test('each new subscriber gets a "Subscriber created" entry naming the administrator and list; existing ones none', async () => {
+    const { admin, headers } = await t.adminWithSession();
+    const list = await createList(t.db, { name: 'History list' });
+    const existing = await createSubscriber(t.db, { email: 'hist-existing@example.com', confirmed: true });
+    const res = await t.inject({
+      method: 'POST',
+      url: `/api/v2/lists/${list.id}/subscribers`,
+      headers: { ...headers, 'user-agent': 'list-test/1.0' },
+      payload: { emails: ['hist-new1@example.com', 'hist-existing@example.com', 'hist-new2@example.com'] },
+    });
+    assert.equal(res.statusCode, 201);
+    for (const email of ['hist-new1@example.com', 'hist-new2@example.com']) {
+      const created = await subscriberByEmail(email);
+      const history = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${created.id}/history`, headers });
+      const items = history.json().items as Record<string, unknown>[];
+      assert.deepEqual(items, [
+        {
+          id: items[0]!.id,
+          ip: '127.0.0.1',
+          created_at: atom(items[0]!.created_at),
+          summary: 'Subscriber created',
+          detail: `Created by ${admin.loginName} when added to list "History list"; confirmation requested`,
+          system_info: 'User-Agent: list-test/1.0',
+        },
+      ]);
+    }
+    const old = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${existing.id}/history`, headers });
+    assert.deepEqual(old.json().items, []);
+
+    const auto = await t.inject({
+      method: 'POST',
+      url: `/api/v2/lists/${list.id}/subscribers`,
+      headers,
+      payload: { emails: ['hist-auto@example.com'], auto_confirm: true },
+    });
+    assert.equal(auto.statusCode, 201);
+    const created = await subscriberByEmail('hist-auto@example.com');
+    const history = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${created.id}/history`, headers });
+    assert.equal(history.json().items[0].detail, `Created by ${admin.loginName} when added to list "History list"`);
+  });
+});

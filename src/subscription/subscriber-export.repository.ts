@@ -1,0 +1,74 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Executor } from '../db/client.js';
+
+export interface ExportFilter {
+  listId: number | null;
+  confirmed: boolean | null;
+  blacklisted: boolean | null;
+  /** Which date the range applies to, and the range [from, to). */
+  dates: { column: 'created' | 'updated' | 'subscribed'; from: Date | null; to: Date | null } | null;
+}
+
+export interface ExportRow {
+  id: number;
+  email: string;
+  confirmed: boolean;
+  blacklisted: boolean;
+  bounce_count: number;
+  created_at: Date | string;
+  updated_at: Date | string;
+  unique_id: string;
+  html_email: boolean;
+  disabled: boolean;
+  extra_data: string | null;
+  foreign_key: string | null;
+  wanted: boolean;
+}
+
+/**
+ * The next `limit` subscribers after `afterId` in id order, each with `wanted`: whether it passes the filter. The
+ * filter is a column, not a WHERE clause, so every batch is one bounded range scan of an index (the subscriptions
+ * primary key (list_id, subscriber_id) with a list, subscribers' own without): a filter that matches little can
+ * never make the planner scan the whole table for each batch. The redundant `s.id > afterId` keeps a merge join
+ * from walking subscribers from the first id every time.
+ */
+export async function exportBatch(db: Executor, filter: ExportFilter, afterId: number, limit: number): Promise<ExportRow[]> {
+  const where: SQL[] = [];
+  if (filter.confirmed !== null) where.push(sql`s.confirmed = ${filter.confirmed}`);
+  if (filter.blacklisted !== null) where.push(sql`s.blacklisted = ${filter.blacklisted}`);
+  if (filter.dates) {
+    const column = { created: sql`s.created_at`, updated: sql`s.updated_at`, subscribed: sql`m.created_at` }[filter.dates.column];
+    if (filter.dates.from) where.push(sql`${column} >= ${filter.dates.from.toISOString()}::timestamptz`);
+    if (filter.dates.to) where.push(sql`${column} < ${filter.dates.to.toISOString()}::timestamptz`);
+  }
+  const wanted = where.length > 0 ? sql.join(where, sql` and `) : sql`true`;
+  const columns = sql`s.id, s.email, s.confirmed, s.blacklisted, s.bounce_count, s.created_at, s.updated_at, s.unique_id,
+    s.html_email, s.disabled, s.extra_data, s.foreign_key, coalesce(${wanted}, false) as wanted`;
+  if (filter.listId !== null) {
+    return queryRows<ExportRow>(
+      db,
+      sql`select ${columns}
+          from (select subscriber_id, created_at from subscriptions
+                where list_id = ${filter.listId} and subscriber_id > ${afterId}
+                order by subscriber_id limit ${limit}) m
+          join subscribers s on s.id = m.subscriber_id and s.id > ${afterId}
+          order by s.id`,
+    );
+  }
+  return queryRows<ExportRow>(db, sql`select ${columns} from subscribers s where s.id > ${afterId} order by s.id limit ${limit}`);
+}
+
+/** The values of these definitions for subscribers in [firstId, lastId] (the batch's range, one primary-key scan). */
+export async function attributeValues(
+  db: Executor,
+  firstId: number,
+  lastId: number,
+  definitionIds: number[],
+): Promise<{ subscriber_id: number; definition_id: number; value: string | null }[]> {
+  return queryRows(
+    db,
+    sql`select subscriber_id, definition_id, value from subscriber_attribute_values
+        where subscriber_id between ${firstId} and ${lastId}
+          and definition_id = any(${sql.param(definitionIds)}::integer[])`,
+  );
+}

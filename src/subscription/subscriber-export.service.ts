@@ -1,0 +1,137 @@
+import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify/sync';
+import type { AppContext } from '../context.js';
+import { ValidationError } from '../shared/errors.js';
+import { toAtom } from '../shared/time.js';
+import { displayAttributeValue } from './attribute-value.rules.js';
+import { loadDefinitionsWithOptions, type DefinitionWithOptions } from './attribute.repository.js';
+import { requireList } from './list.service.js';
+import * as repo from './subscriber-export.repository.js';
+import { DEFAULT_COLUMNS, type ExportBody } from './subscriber-export.schemas.js';
+
+/** Subscribers per query: big enough to keep round trips few, small enough that memory stays flat. */
+export const EXPORT_BATCH_SIZE = 2000;
+
+type Field = (row: repo.ExportRow) => string;
+const flag = (value: boolean) => (value ? '1' : '0');
+const date = (value: Date | string) => toAtom(value instanceof Date ? value : new Date(value));
+
+/** Subscriber fields by every name phpList or we use for them (camelCase and snake_case). */
+const FIELDS: Record<string, Field> = {
+  id: (r) => String(r.id),
+  email: (r) => r.email,
+  confirmed: (r) => flag(r.confirmed),
+  blacklisted: (r) => flag(r.blacklisted),
+  bouncecount: (r) => String(r.bounce_count),
+  createdat: (r) => date(r.created_at),
+  updatedat: (r) => date(r.updated_at),
+  uniqueid: (r) => r.unique_id,
+  htmlemail: (r) => flag(r.html_email),
+  // phpList's column, not stored here: always empty.
+  rssfrequency: () => '',
+  disabled: (r) => flag(r.disabled),
+  extradata: (r) => r.extra_data ?? '',
+  foreignkey: (r) => r.foreign_key ?? '',
+};
+
+type Column = { kind: 'field'; read: Field } | { kind: 'attribute'; definition: DefinitionWithOptions };
+
+export interface ExportRequest extends Omit<ExportBody, 'columns'> {
+  columns?: string[] | null;
+}
+
+function parseBoolean(value: boolean | string | null | undefined): boolean | null {
+  if (value === null || value === undefined) return null;
+  return value === true || value === 'true' || value === '1';
+}
+
+function parseDay(field: string, value: string | null | undefined): Date | null {
+  if (!value) return null;
+  const day = new Date(`${value}T00:00:00Z`);
+  if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== value) {
+    throw ValidationError.field(field, 'This value is not a valid datetime.');
+  }
+  return day;
+}
+
+/** Whether a spreadsheet would read the cell as a formula. Plain numbers (`-5`, `+3.2`) are left alone. */
+function looksLikeFormula(value: string): boolean {
+  return value !== '' && '=+-@\t\r'.includes(value[0]!) && !/^[+-]?\d+(\.\d+)?$/.test(value);
+}
+
+/**
+ * Checks the request (columns, dates, list) and answers the file name and the CSV as a stream. The stream reads
+ * one keyset batch at a time and only when the client has taken the previous one, so memory does not depend on
+ * how many subscribers there are.
+ */
+export async function exportSubscribers(ctx: AppContext, request: ExportRequest): Promise<{ filename: string; body: Readable }> {
+  const names = request.columns && request.columns.length > 0 ? request.columns : DEFAULT_COLUMNS;
+  const definitions = await loadDefinitionsWithOptions(ctx.db);
+  const byName = new Map(definitions.map((d) => [d.name.trim().toLowerCase(), d]));
+  const errors: Record<string, string[]> = {};
+  const columns: Column[] = names.map((name, i) => {
+    const key = name.trim().toLowerCase();
+    const field = FIELDS[key.replace(/_/g, '')];
+    const definition = byName.get(key);
+    // A subscriber field wins over an attribute of the same name; the attribute's own name is then ambiguous.
+    if (field) return { kind: 'field', read: field };
+    if (definition) return { kind: 'attribute', definition };
+    errors[`columns[${i}]`] = [`Unknown column "${name}": not a subscriber field nor an attribute name.`];
+    return { kind: 'field', read: () => '' };
+  });
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+
+  const dateType = request.date_type ?? 'any';
+  const listId = request.list_id ?? null;
+  if (dateType === 'subscribed' && listId === null) {
+    throw ValidationError.field('date_type', 'The subscribed date needs a list_id.');
+  }
+  const from = parseDay('date_from', request.date_from);
+  const toDay = parseDay('date_to', request.date_to);
+  // Both bounds are days, both included: the range ends where the day after date_to begins.
+  const to = toDay ? new Date(toDay.getTime() + 86_400_000) : null;
+  const dateColumn = ({ signup: 'created', changed: 'updated', subscribed: 'subscribed' } as const)[dateType as 'signup'];
+  if (listId !== null) await requireList(ctx, listId);
+
+  const filter: repo.ExportFilter = {
+    listId,
+    confirmed: parseBoolean(request.is_confirmed),
+    blacklisted: parseBoolean(request.is_blacklisted),
+    dates: dateColumn && (from || to) ? { column: dateColumn, from, to } : null,
+  };
+  const guard = request.escape_formulas ?? true;
+  const attributeIds = columns.flatMap((c) => (c.kind === 'attribute' ? [c.definition.id] : []));
+
+  async function* lines(): AsyncGenerator<string> {
+    const escape = (cell: string) => (guard && looksLikeFormula(cell) ? `'${cell}` : cell);
+    yield stringify([names.map(escape)], { record_delimiter: 'windows' });
+    let afterId = 0;
+    while (true) {
+      const rows = await repo.exportBatch(ctx.db, filter, afterId, EXPORT_BATCH_SIZE);
+      if (rows.length === 0) return;
+      const first = rows[0]!.id;
+      const last = rows[rows.length - 1]!.id;
+      const values = new Map<string, string | null>();
+      if (attributeIds.length > 0) {
+        for (const v of await repo.attributeValues(ctx.db, first, last, attributeIds)) {
+          values.set(`${v.subscriber_id}:${v.definition_id}`, v.value);
+        }
+      }
+      const records = rows.filter((row) => row.wanted).map((row) =>
+        columns.map((column) => {
+          const cell =
+            column.kind === 'field'
+              ? column.read(row)
+              : displayAttributeValue(column.definition, values.get(`${row.id}:${column.definition.id}`) ?? null);
+          return escape(cell);
+        }),
+      );
+      if (records.length > 0) yield stringify(records, { record_delimiter: 'windows' });
+      afterId = last;
+      if (rows.length < EXPORT_BATCH_SIZE) return;
+    }
+  }
+
+  const today = new Date().toISOString().slice(0, 10);
+  return { filename: `subscribers_export_${today}.csv`, body: Readable.from(lines(), { objectMode: false }) };
+}

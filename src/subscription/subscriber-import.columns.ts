@@ -1,0 +1,145 @@
+import { checkAttributeValue } from './attribute-value.rules.js';
+import type { DefinitionWithOptions } from './attribute.repository.js';
+
+/*
+ * The header of an import file and what one row says (reference §8.4): known columns by name, matched
+ * case-insensitively, every other column an attribute when a definition has that name, the rest ignored.
+ */
+
+export type Flag = 'confirmed' | 'blacklisted' | 'htmlEmail' | 'disabled';
+
+const KNOWN: Record<string, Flag | 'email' | 'extraData' | 'foreignKey' | 'never'> = {
+  email: 'email',
+  confirmed: 'confirmed',
+  blacklisted: 'blacklisted',
+  html_email: 'htmlEmail',
+  htmlemail: 'htmlEmail',
+  disabled: 'disabled',
+  extra_data: 'extraData',
+  extradata: 'extraData',
+  foreignkey: 'foreignKey',
+  foreign_key: 'foreignKey',
+  // Never imported (phpList): a password column would be plain text, `modified` is ours to set.
+  password: 'never',
+  modified: 'never',
+};
+
+export interface ImportColumns {
+  readonly email: number;
+  readonly flags: Partial<Record<Flag, number>>;
+  readonly extraData?: number;
+  readonly foreignKey?: number;
+  readonly attributes: readonly { index: number; definition: DefinitionWithOptions }[];
+  /** Number of header fields: a row with more fields than this is refused. */
+  readonly width: number;
+}
+
+/** Maps the header; null when there is no email column. The first of two columns with one name counts. */
+export function mapHeader(header: string[], definitions: readonly DefinitionWithOptions[]): ImportColumns | null {
+  const byName = new Map(definitions.map((d) => [d.name.trim().toLowerCase(), d]));
+  let email: number | undefined;
+  let extraData: number | undefined;
+  let foreignKey: number | undefined;
+  const flags: Partial<Record<Flag, number>> = {};
+  const attributes: { index: number; definition: DefinitionWithOptions }[] = [];
+  const seen = new Set<string>();
+  header.forEach((raw, index) => {
+    const name = raw.trim().toLowerCase();
+    if (name === '' || seen.has(name)) return;
+    seen.add(name);
+    const known = KNOWN[name];
+    if (known === 'email') email = index;
+    else if (known === 'extraData') extraData = index;
+    else if (known === 'foreignKey') foreignKey = index;
+    else if (known === 'never') return;
+    else if (known) flags[known] = index;
+    else {
+      const definition = byName.get(name);
+      if (definition) attributes.push({ index, definition });
+    }
+  });
+  if (email === undefined) return null;
+  return { email, flags, extraData, foreignKey, attributes, width: header.length };
+}
+
+/** Import booleans (reference §8.4): `1`, `true`, `on`, `yes`, any case; anything else is false. */
+export function importBoolean(value: string): boolean {
+  const word = value.trim().toLowerCase();
+  return word === '1' || word === 'true' || word === 'on' || word === 'yes';
+}
+
+// The same shape the schemas' `format: email` accepts (ajv-formats' fast mode), so imports and the API agree.
+const EMAIL =
+  /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+
+export function isEmail(value: string): boolean {
+  return value.length <= 255 && EMAIL.test(value);
+}
+
+/** One row, read and checked; `invalidEmail` rows are stored as `invalid_<email>` and never mailed. */
+export interface ImportRow {
+  readonly line: number;
+  readonly email: string;
+  readonly invalidEmail: boolean;
+  readonly flags: Partial<Record<Flag, boolean>>;
+  readonly extraData?: string;
+  readonly foreignKey?: string;
+  readonly attributes: readonly { definitionId: number; value: string | null }[];
+  readonly attributeNames: readonly string[];
+}
+
+export type RowOutcome = { ok: true; row: ImportRow } | { ok: false; error: string | null };
+
+/** A leading `'` our export adds against formula injection is taken off again, so files round-trip. */
+function unguard(value: string): string {
+  return value.length > 1 && value[0] === "'" && '=+-@\t\r'.includes(value[1]!) ? value.slice(1) : value;
+}
+
+/** Reads one record against the header. An error names the line (the header is line 1). */
+export function readRow(fields: string[], line: number, columns: ImportColumns, skipInvalidEmails: boolean): RowOutcome {
+  if (fields.length > columns.width) {
+    return { ok: false, error: `Line ${line}: ${fields.length} fields, but the header has ${columns.width}.` };
+  }
+  const cell = (index: number | undefined) => (index === undefined ? undefined : unguard((fields[index] ?? '').trim()));
+  let email = cell(columns.email)!.toLowerCase();
+  if (email === '') return { ok: false, error: `Line ${line}: email: This value should not be blank.` };
+  let invalidEmail = false;
+  if (!isEmail(email)) {
+    if (skipInvalidEmails) return { ok: false, error: `Line ${line}: Invalid email: ${email.slice(0, 255)}` };
+    if (email.length > 246) return { ok: false, error: `Line ${line}: email: This value is too long.` };
+    email = `invalid_${email}`;
+    invalidEmail = true;
+  }
+  const foreignKey = cell(columns.foreignKey);
+  if (foreignKey !== undefined && foreignKey.length > 191) {
+    return { ok: false, error: `Line ${line}: foreignkey: This value is too long. It should have 191 characters or less.` };
+  }
+  const flags: Partial<Record<Flag, boolean>> = {};
+  for (const [flag, index] of Object.entries(columns.flags) as [Flag, number][]) {
+    flags[flag] = importBoolean(cell(index)!);
+  }
+  const attributes: { definitionId: number; value: string | null }[] = [];
+  const attributeNames: string[] = [];
+  for (const { index, definition } of columns.attributes) {
+    const raw = cell(index)!;
+    // An empty cell leaves the stored value alone.
+    if (raw === '') continue;
+    const checked = checkAttributeValue(definition, raw);
+    if (!checked.ok) return { ok: false, error: `Line ${line}: ${definition.name}: ${checked.reason}` };
+    attributes.push({ definitionId: definition.id, value: checked.stored });
+    attributeNames.push(definition.name);
+  }
+  return {
+    ok: true,
+    row: {
+      line,
+      email,
+      invalidEmail,
+      flags,
+      extraData: cell(columns.extraData),
+      foreignKey: foreignKey === '' ? undefined : foreignKey,
+      attributes,
+      attributeNames,
+    },
+  };
+}

@@ -1,0 +1,149 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Executor } from '../db/client.js';
+
+/*
+ * The import's bulk statements. Each takes whole columns as arrays and unnests them, so a batch of thousands of
+ * rows is one round trip per table, on PGlite and PostgreSQL alike (no COPY, which PGlite lacks).
+ */
+
+/** A JS array as one array parameter (drizzle would otherwise expand it into a list of parameters). */
+const array = (values: readonly unknown[], type: string): SQL => sql`${sql.param(values)}::${sql.raw(type)}[]`;
+
+export interface ExistingSubscriber {
+  id: number;
+  email: string;
+  foreign_key: string | null;
+  confirmed: boolean;
+  blacklisted: boolean;
+  html_email: boolean;
+  disabled: boolean;
+  extra_data: string | null;
+}
+
+/** Subscribers with any of these (lower-cased) addresses or foreign keys, each index used for its own half. */
+export async function findExisting(db: Executor, emails: string[], foreignKeys: string[]): Promise<ExistingSubscriber[]> {
+  const columns = sql`id, email, foreign_key, confirmed, blacklisted, html_email, disabled, extra_data`;
+  const byEmail = sql`select ${columns} from subscribers where lower(email) = any(${array(emails, 'text')})`;
+  if (foreignKeys.length === 0) return queryRows<ExistingSubscriber>(db, byEmail);
+  return queryRows<ExistingSubscriber>(
+    db,
+    sql`${byEmail} union select ${columns} from subscribers where foreign_key = any(${array(foreignKeys, 'text')})`,
+  );
+}
+
+/** The lower-cased addresses among these that are in the blacklist table. */
+export async function blacklistedEmails(db: Executor, emails: string[]): Promise<Set<string>> {
+  const rows = await queryRows<{ email: string }>(
+    db,
+    sql`select lower(email) as email from blacklist where lower(email) = any(${array(emails, 'text')})`,
+  );
+  return new Set(rows.map((r) => r.email));
+}
+
+export interface NewSubscribers {
+  email: string[];
+  uniqueId: string[];
+  confirmed: boolean[];
+  blacklisted: boolean[];
+  htmlEmail: boolean[];
+  disabled: boolean[];
+  extraData: (string | null)[];
+  foreignKey: (string | null)[];
+}
+
+/**
+ * Inserts the new subscribers; an address another writer stored meanwhile is left out (DO NOTHING), so the
+ * answer, keyed by lower-cased address, holds exactly the rows created.
+ */
+export async function insertSubscribers(db: Executor, c: NewSubscribers): Promise<Map<string, number>> {
+  if (c.email.length === 0) return new Map();
+  const rows = await queryRows<{ id: number; email: string }>(
+    db,
+    sql`insert into subscribers (email, unique_id, confirmed, blacklisted, html_email, disabled, extra_data, foreign_key)
+        select * from unnest(${array(c.email, 'text')}, ${array(c.uniqueId, 'text')}, ${array(c.confirmed, 'boolean')},
+          ${array(c.blacklisted, 'boolean')}, ${array(c.htmlEmail, 'boolean')}, ${array(c.disabled, 'boolean')},
+          ${array(c.extraData, 'text')}, ${array(c.foreignKey, 'text')})
+        on conflict (lower(email)) do nothing
+        returning id, email`,
+  );
+  return new Map(rows.map((r) => [r.email.toLowerCase(), r.id]));
+}
+
+/** New values per subscriber; null leaves a column as it is. `blacklisted` can only be set, never cleared. */
+export interface SubscriberUpdates {
+  id: number[];
+  email: (string | null)[];
+  confirmed: (boolean | null)[];
+  blacklisted: (boolean | null)[];
+  htmlEmail: (boolean | null)[];
+  disabled: (boolean | null)[];
+  extraData: (string | null)[];
+  foreignKey: (string | null)[];
+}
+
+export async function updateSubscribers(db: Executor, c: SubscriberUpdates): Promise<void> {
+  if (c.id.length === 0) return;
+  await db.execute(sql`
+    update subscribers s set
+      email = coalesce(v.email, s.email),
+      confirmed = coalesce(v.confirmed, s.confirmed),
+      blacklisted = s.blacklisted or coalesce(v.blacklisted, false),
+      html_email = coalesce(v.html_email, s.html_email),
+      disabled = coalesce(v.disabled, s.disabled),
+      extra_data = coalesce(v.extra_data, s.extra_data),
+      foreign_key = coalesce(v.foreign_key, s.foreign_key),
+      updated_at = now()
+    from unnest(${array(c.id, 'integer')}, ${array(c.email, 'text')}, ${array(c.confirmed, 'boolean')},
+      ${array(c.blacklisted, 'boolean')}, ${array(c.htmlEmail, 'boolean')}, ${array(c.disabled, 'boolean')},
+      ${array(c.extraData, 'text')}, ${array(c.foreignKey, 'text')})
+      as v(id, email, confirmed, blacklisted, html_email, disabled, extra_data, foreign_key)
+    where s.id = v.id`);
+}
+
+/** Blacklist entries for addresses an import row blacklisted (one store, DECISIONS.md); existing ones stay. */
+export async function insertBlacklistEntries(db: Executor, emails: string[], addedBy: number): Promise<void> {
+  if (emails.length === 0) return;
+  await db.execute(sql`
+    insert into blacklist (email, reason, added_by)
+    select unnest(${array(emails, 'text')}), 'Blacklisted by import', ${addedBy}
+    on conflict do nothing`);
+}
+
+export async function upsertAttributeValues(
+  db: Executor,
+  subscriberIds: number[],
+  definitionIds: number[],
+  values: (string | null)[],
+): Promise<void> {
+  if (subscriberIds.length === 0) return;
+  await db.execute(sql`
+    insert into subscriber_attribute_values (subscriber_id, definition_id, value)
+    select * from unnest(${array(subscriberIds, 'integer')}, ${array(definitionIds, 'integer')}, ${array(values, 'text')})
+    on conflict (subscriber_id, definition_id) do update set value = excluded.value, updated_at = now()`);
+}
+
+/** Subscribes; existing subscriptions stay. Answers the subscribers newly subscribed. */
+export async function subscribe(db: Executor, listId: number, subscriberIds: number[]): Promise<number[]> {
+  if (subscriberIds.length === 0) return [];
+  const rows = await queryRows<{ subscriber_id: number }>(
+    db,
+    sql`insert into subscriptions (list_id, subscriber_id)
+        select ${listId}, unnest(${array(subscriberIds, 'integer')})
+        on conflict do nothing
+        returning subscriber_id`,
+  );
+  return rows.map((r) => r.subscriber_id);
+}
+
+export async function insertHistory(
+  db: Executor,
+  subscriberIds: number[],
+  details: string[],
+  entry: { summary: string; ip: string | null; systemInfo: string | null },
+): Promise<void> {
+  if (subscriberIds.length === 0) return;
+  await db.execute(sql`
+    insert into subscriber_history (subscriber_id, detail, summary, ip, system_info)
+    select *, ${entry.summary}, ${entry.ip}::text, ${entry.systemInfo}::text
+    from unnest(${array(subscriberIds, 'integer')}, ${array(details, 'text')})`);
+}

@@ -1,0 +1,50 @@
+import multipart from '@fastify/multipart';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { callerOf } from '../plugins/auth.js';
+import { HttpError, PayloadTooLargeError } from '../shared/errors.js';
+import { errorResponses } from '../shared/schemas.js';
+import { originOf } from './subscriber.routes.js';
+import { ImportQuery, ImportResult } from './subscriber-import.schemas.js';
+import { stopConfirmationSenders } from './subscriber-import.mail.js';
+import * as service from './subscriber-import.service.js';
+
+/** Room for the form's other fields and the multipart framing around the file. */
+const FORM_OVERHEAD = 64 * 1024;
+
+export const subscriberImportRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // Multipart parsing for this plugin's routes only; the file is streamed, never buffered.
+  await app.register(multipart, {
+    limits: { fileSize: app.ctx.config.uploadLimit, files: 2, fields: 20, fieldSize: 64 * 1024 },
+  });
+  app.addHook('onClose', async () => stopConfirmationSenders(app.ctx));
+
+  app.post(
+    '/subscribers/import',
+    {
+      onRequest: app.requireAuth('subscribers', 'You are not allowed to create subscribers.'),
+      preValidation: async (request) => {
+        if (!request.isMultipart()) {
+          throw new HttpError(415, 'Send the CSV file as multipart/form-data, in a field named "file".');
+        }
+        // Refused before a byte is read when the client says how large it is.
+        const length = Number(request.headers['content-length']);
+        if (length > app.ctx.config.uploadLimit + FORM_OVERHEAD) {
+          throw new PayloadTooLargeError(`The file is larger than the upload limit of ${app.ctx.config.uploadLimit} bytes.`);
+        }
+      },
+      schema: {
+        tags: ['subscribers'],
+        operationId: 'importSubscribers',
+        summary: 'Import subscribers from a CSV file (multipart field `file`), streamed and written in bulk',
+        description:
+          'Form fields (or query parameters) `list_id`, `update_existing`, `skip_invalid_emails`, `send_confirmation`, sent before the ' +
+          'file. The header names the columns, case-insensitively: `email` (required), `confirmed`, `blacklisted`, ' +
+          '`html_email`, `disabled`, `extra_data`, `foreignkey`, and attribute definitions by name. `,` or `;`.',
+        consumes: ['multipart/form-data'],
+        querystring: ImportQuery,
+        response: { 200: ImportResult, ...errorResponses(403, 404, 413, 415, 422) },
+      },
+    },
+    async (request) => service.importSubscribers(app.ctx, request.parts(), request.query, callerOf(request).id, originOf(request)),
+  );
+};

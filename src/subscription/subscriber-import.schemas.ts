@@ -1,0 +1,22 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/** The options may come in the query string as well as in form fields sent before the file. */
+export const ImportQuery = Type.Object({
+  list_id: Type.Optional(Type.String({ description: 'Subscribe every imported row to this list (checked before the file is read)' })),
+  update_existing: Type.Optional(Type.String({ description: '`1`, `true`, `on` or `yes`: overwrite existing subscribers; default false' })),
+  skip_invalid_emails: Type.Optional(
+    Type.String({ description: 'Default true: skip rows with an invalid address; false: import them as `invalid_<email>`, never mailed' }),
+  ),
+  send_confirmation: Type.Optional(
+    Type.String({ description: 'Default true: new unconfirmed list members get the confirmation mail; false: no mail' }),
+  ),
+});
+export type ImportQuery = Static<typeof ImportQuery>;
+
+export const ImportResult = Type.Object({
+  imported: Type.Integer({ description: 'Subscribers created' }),
+  updated: Type.Integer({ description: 'Existing subscribers overwritten (update_existing)' }),
+  skipped: Type.Integer({ description: 'Rows that created or updated nobody' }),
+  errors: Type.Array(Type.String(), { description: 'One line per rejected row, `Line <n>: …` (the header is line 1)' }),
+});
+export type ImportResult = Static<typeof ImportResult>;
