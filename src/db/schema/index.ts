@@ -1,3 +1,7 @@
 // Every table, per area. drizzle-kit reads this file to generate migrations.
 export * from './identity.js';
 export * from './subscription.js';
+export * from './messaging.js';
+export * from './sending.js';
+export * from './tracking.js';
+export * from './system.js';

@@ -1,0 +1,98 @@
+import { sql } from 'drizzle-orm';
+import { bigserial, index, integer, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { campaigns } from './messaging.js';
+import { subscribers } from './subscription.js';
+
+/*
+ * The sending area: the delivery ledger, the shared rate-limit windows, tracked links and forwards.
+ */
+
+/**
+ * One record per (campaign, subscriber), written in one bulk statement when the campaign is submitted (the
+ * audience is frozen then). `queued → sending → sent | failed`; `skipped` when the address turned out blacklisted
+ * or invalid at send time. Workers claim `queued` rows whose `next_attempt_at` has come with FOR UPDATE SKIP LOCKED
+ * and hold them under a lease; a row still `sending` after its lease ran out is queued again.
+ */
+export const deliveries = pgTable(
+  'deliveries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    campaignId: integer('campaign_id')
+      .notNull()
+      .references(() => campaigns.id, { onDelete: 'cascade' }),
+    subscriberId: integer('subscriber_id')
+      .notNull()
+      .references(() => subscribers.id, { onDelete: 'cascade' }),
+    status: text('status').notNull().default('queued'),
+    attempts: integer('attempts').notNull().default(0),
+    /** The last SMTP reply (or transport error) for this record. */
+    lastResponse: text('last_response'),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    workerId: text('worker_id'),
+    /** `html` or `text`: what the subscriber was sent. */
+    format: text('format'),
+    /** The Message-ID header of the mail, for matching bounces and replies. */
+    messageId: text('message_id'),
+    queuedAt: timestamp('queued_at', { withTimezone: true }).notNull().defaultNow(),
+    sentAt: timestamp('sent_at', { withTimezone: true }),
+    firstOpenedAt: timestamp('first_opened_at', { withTimezone: true }),
+    firstClickedAt: timestamp('first_clicked_at', { withTimezone: true }),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('deliveries_campaign_subscriber_key').on(t.campaignId, t.subscriberId),
+    // Claims, the deliveries API (status filter, keyset by id) and counts by status.
+    index('deliveries_campaign_status_id_idx').on(t.campaignId, t.status, t.id),
+    // A subscriber's deliveries, newest first (consecutive-bounce rule, attachment access, forwards).
+    index('deliveries_subscriber_id_idx').on(t.subscriberId, t.id),
+  ],
+);
+
+/** Sends counted per key (`global`, `domain:<domain>`) and window start, shared by every worker. */
+export const sendRateWindows = pgTable(
+  'send_rate_windows',
+  {
+    key: text('key').notNull(),
+    windowStart: timestamp('window_start', { withTimezone: true }).notNull(),
+    count: integer('count').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.key, t.windowStart] })],
+);
+
+/** Each distinct URL of a campaign, stored once; mail carries `PUBLIC_URL/lt/<token>` (see tracking/link-token.ts). */
+export const links = pgTable(
+  'links',
+  {
+    id: serial('id').primaryKey(),
+    campaignId: integer('campaign_id')
+      .notNull()
+      .references(() => campaigns.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    clicks: integer('clicks').notNull().default(0),
+    uniqueClicks: integer('unique_clicks').notNull().default(0),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('links_campaign_url_key').on(t.campaignId, sql`md5(${t.url})`)],
+);
+
+/** Forward-to-a-friend sends (reference §5.17). */
+export const forwards = pgTable(
+  'forwards',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    campaignId: integer('campaign_id')
+      .notNull()
+      .references(() => campaigns.id, { onDelete: 'cascade' }),
+    subscriberId: integer('subscriber_id')
+      .notNull()
+      .references(() => subscribers.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    status: text('status').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('forwards_subscriber_created_idx').on(t.subscriberId, t.createdAt),
+    index('forwards_campaign_email_idx').on(t.campaignId, sql`lower(${t.email})`),
+  ],
+);
