@@ -1,9 +1,10 @@
 import autocannon from 'autocannon';
+import { isJobScenario, type JobFigures, type JobScenario, type LoadScenario } from './scenario.js';
 import { scenarios } from './scenarios.js';
 
 /**
- * The load generator, a process of its own so it does not share a CPU budget (event loop, GC) with the service.
- * Input: one JSON argument (`DriveInput`). Output: one JSON line (`DriveOutput`) on stdout.
+ * The load generator and job runner, a process of its own so it does not share a CPU budget (event loop, GC) with
+ * the service. Input: one JSON argument (`DriveInput`). Output: one JSON line (`DriveOutput`) on stdout.
  */
 export interface DriveInput {
   scenario: string;
@@ -12,9 +13,11 @@ export interface DriveInput {
   connections: number;
   durationSeconds: number;
   warmupSeconds: number;
+  /** The bench super user's session key, handed to job scenarios. */
+  sessionKey: string;
 }
 
-export interface DriveOutput {
+export interface LoadOutput {
   requests_per_s: number;
   latency_p50_ms: number;
   latency_p99_ms: number;
@@ -25,10 +28,12 @@ export interface DriveOutput {
   status_codes: Record<string, number>;
 }
 
-async function main(): Promise<void> {
-  const input = JSON.parse(process.argv[2] ?? '') as DriveInput;
-  const scenario = scenarios.find((s) => s.name === input.scenario);
-  if (!scenario) throw new Error(`unknown scenario ${input.scenario}`);
+/** A job's own figures, and the wall-clock seconds the job took as seen from the driver. */
+export type JobOutput = JobFigures & { elapsed_s: number };
+
+export type DriveOutput = LoadOutput | JobOutput;
+
+async function runLoad(scenario: LoadScenario, input: DriveInput): Promise<LoadOutput> {
   const options = { url: input.url, connections: input.connections, requests: scenario.requests(input.fixture) };
 
   // A short unmeasured run first, so JIT compilation and connection set-up stay out of the figures.
@@ -37,7 +42,7 @@ async function main(): Promise<void> {
 
   const statusCodes: Record<string, number> = {};
   for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = count ?? 0;
-  const output: DriveOutput = {
+  return {
     requests_per_s: result.requests.average,
     latency_p50_ms: result.latency.p50,
     latency_p99_ms: result.latency.p99,
@@ -47,6 +52,20 @@ async function main(): Promise<void> {
     non2xx: result.non2xx,
     status_codes: statusCodes,
   };
+}
+
+async function runJob(scenario: JobScenario, input: DriveInput): Promise<JobOutput> {
+  const started = process.hrtime.bigint();
+  const figures = await scenario.job(input.fixture, { baseUrl: input.url, sessionKey: input.sessionKey });
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+  return { elapsed_s: Math.round(elapsed * 1000) / 1000, ...figures };
+}
+
+async function main(): Promise<void> {
+  const input = JSON.parse(process.argv[2] ?? '') as DriveInput;
+  const scenario = scenarios.find((s) => s.name === input.scenario);
+  if (!scenario) throw new Error(`unknown scenario ${input.scenario}`);
+  const output = isJobScenario(scenario) ? await runJob(scenario, input) : await runLoad(scenario, input);
   process.stdout.write(`${JSON.stringify(output)}\n`);
 }
 

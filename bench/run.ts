@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,13 +9,15 @@ import pg from 'pg';
 import { createDatabase, queryRows, type Database } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import type { DriveInput, DriveOutput } from './drive.js';
+import { isJobScenario } from './scenario.js';
 import { scenarios, type Scenario } from './scenarios.js';
-import type { Seed } from './seeds.js';
+import { superUserSession, type Seed } from './seeds.js';
 
 /*
  * `npm run bench [-- [--pglite] [scenario …]]`: seeds a database, starts the service as its own process, drives it
- * with autocannon from another process, and prints one JSON line per scenario on stdout (everything else goes to
- * stderr). The service migrates at start as usual; the bench migrates first only because it seeds before the
+ * with autocannon from another process (load scenarios, all against one service), then runs each job scenario from
+ * that other process against a service started for the job alone, and prints one JSON line per scenario on stdout
+ * (everything else goes to stderr). The service migrates at start as usual; the bench migrates first only because it seeds before the
  * service starts (PGlite admits one process at a time), so the service finds nothing left to apply.
  */
 
@@ -116,8 +118,15 @@ async function prepareDatabase(pglite: boolean): Promise<BenchDatabase> {
   };
 }
 
+interface Seeded {
+  /** The fixture of each scenario, by name. */
+  fixtures: Map<string, unknown>;
+  /** The bench super user's session key, which job scenarios get. */
+  sessionKey: string;
+}
+
 /** Runs every selected scenario's seed, each seed once, and answers the fixture of each scenario. */
-async function seedAll(database: Database, selected: Scenario[]): Promise<Map<string, unknown>> {
+async function seedAll(database: Database, selected: Scenario[]): Promise<Seeded> {
   const done = new Map<string, Promise<unknown>>();
   const use = <U>(seed: Seed<U>): Promise<U> => {
     if (!done.has(seed.name)) done.set(seed.name, seed.run(database.db, use));
@@ -125,7 +134,10 @@ async function seedAll(database: Database, selected: Scenario[]): Promise<Map<st
   };
   const fixtures = new Map<string, unknown>();
   for (const scenario of selected) fixtures.set(scenario.name, await use(scenario.seed));
-  return fixtures;
+  // After the scenarios' own seeds, so a seed that counts administrators finds only what it made itself
+  // (those that use the super user have made it already, and this answers the same one).
+  const { sessionKey } = await use(superUserSession);
+  return { fixtures, sessionKey };
 }
 
 function freePort(): Promise<number> {
@@ -193,6 +205,20 @@ async function drive(input: DriveInput): Promise<DriveOutput> {
   return JSON.parse(last) as DriveOutput;
 }
 
+/**
+ * The peak resident set size of a process in MB (VmHWM, Linux only; undefined elsewhere or once it has exited).
+ * It covers the process's whole life, so a fresh service per job makes it the job's peak.
+ */
+function peakRssMegabytes(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const match = /^VmHWM:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Math.round((Number(match[1]) / 1024) * 10) / 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function printLine(value: object): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
@@ -214,10 +240,11 @@ async function main(): Promise<void> {
     const setupStart = Date.now();
     const database = await bench.open();
     let fixtures: Map<string, unknown>;
+    let sessionKey: string;
     let serverVersion: string | undefined;
     try {
       await migrate(database);
-      fixtures = await seedAll(database, selected);
+      ({ fixtures, sessionKey } = await seedAll(database, selected));
       const [row] = await queryRows<{ server_version: string }>(database.db, sql`show server_version`);
       serverVersion = row?.server_version;
     } finally {
@@ -239,21 +266,30 @@ async function main(): Promise<void> {
     });
 
     const port = await freePort();
-    service = await startService(
-      {
-        ...process.env,
-        ...bench.serviceEnv,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-        SEND_WORKER: 'off',
-        ADMIN_LOGIN: '',
-        ADMIN_PASSWORD: '',
-      },
-      port,
-    );
+    const serviceEnv = {
+      ...process.env,
+      ...bench.serviceEnv,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      SEND_WORKER: 'off',
+      ADMIN_LOGIN: '',
+      ADMIN_PASSWORD: '',
+    };
+    const driveInput = (name: string): DriveInput => ({
+      scenario: name,
+      url: `http://127.0.0.1:${port}`,
+      fixture: fixtures.get(name),
+      connections: options.connections,
+      durationSeconds: options.durationSeconds,
+      warmupSeconds: options.warmupSeconds,
+      sessionKey,
+    });
 
-    for (const scenario of selected) {
+    // Load scenarios first, all against one service, so they measure the seeded data before any job writes to it.
+    const loads = selected.filter((s) => !isJobScenario(s));
+    if (loads.length > 0) service = await startService(serviceEnv, port);
+    for (const scenario of loads) {
       const common = {
         scenario: scenario.name,
         database: bench.kind,
@@ -261,18 +297,27 @@ async function main(): Promise<void> {
         duration_s: options.durationSeconds,
       };
       try {
-        const figures = await drive({
-          scenario: scenario.name,
-          url: `http://127.0.0.1:${port}`,
-          fixture: fixtures.get(scenario.name),
-          connections: options.connections,
-          durationSeconds: options.durationSeconds,
-          warmupSeconds: options.warmupSeconds,
-        });
-        printLine({ ...common, ...figures });
+        printLine({ ...common, ...(await drive(driveInput(scenario.name))) });
       } catch (err) {
         // Reported, not fatal: the other scenarios still run.
         printLine({ ...common, error: (err as Error).message });
+      }
+    }
+    if (service) await stopService(service);
+    service = undefined;
+
+    // Each job gets a service of its own, so its peak RSS is the job's and not what an earlier scenario left.
+    for (const scenario of selected.filter(isJobScenario)) {
+      const common = { scenario: scenario.name, kind: 'job', database: bench.kind };
+      try {
+        service = await startService(serviceEnv, port);
+        const figures = await drive(driveInput(scenario.name));
+        printLine({ ...common, ...figures, service_peak_rss_mb: peakRssMegabytes(service.pid) ?? null });
+      } catch (err) {
+        printLine({ ...common, error: (err as Error).message, service_peak_rss_mb: peakRssMegabytes(service?.pid) ?? null });
+      } finally {
+        if (service) await stopService(service);
+        service = undefined;
       }
     }
   } finally {

@@ -1,29 +1,18 @@
-import type autocannon from 'autocannon';
-import { tenThousandAdministrators, type Seed } from './seeds.js';
+import { randomBetween, scenario, withSession, type Scenario } from './scenario.js';
+import { tenThousandAdministrators } from './seeds.js';
+import { sendingScenarios } from './sending.scenarios.js';
+import { subscriptionIoScenarios } from './subscription-io.scenarios.js';
+import { subscriptionScenarios } from './subscription.scenarios.js';
+import { trackingScenarios } from './tracking.scenarios.js';
+
+export type { JobContext, JobFigures, JobScenario, LoadScenario, Scenario } from './scenario.js';
 
 /**
- * A bench scenario: what to seed and the requests autocannon cycles through. `requests` runs in the driver
- * process with the seed's result, so it may use functions (`setupRequest`) to vary each request.
- * To add a scenario, append one entry to `scenarios` (and a seed to seeds.ts when the existing ones do not fit).
+ * Every bench scenario. To add one, append it to the array of your area's file (`bench/<area>.scenarios.ts`),
+ * built with `scenario()` from `./scenario.js`, and a seed to seeds.ts (or your area's file) when the existing ones
+ * do not fit; a new area file gets one spread line below. Names are unique across all files.
  */
-export interface Scenario<T = unknown> {
-  readonly name: string;
-  readonly seed: Seed<T>;
-  requests(fixture: T): autocannon.Request[];
-}
-
-/** Keeps the fixture type of each entry checked while the registry holds them all. */
-function scenario<T>(definition: Scenario<T>): Scenario {
-  return definition as unknown as Scenario;
-}
-
-const withSession = (sessionKey: string) => ({ 'php-auth-pw': sessionKey, accept: 'application/json' });
-
-function randomBetween(first: number, last: number): number {
-  return first + Math.floor(Math.random() * (last - first + 1));
-}
-
-export const scenarios: readonly Scenario[] = [
+const identityScenarios: readonly Scenario[] = [
   scenario({
     name: 'sessions-me',
     seed: tenThousandAdministrators,
@@ -43,3 +32,17 @@ export const scenarios: readonly Scenario[] = [
     ],
   }),
 ];
+
+export const scenarios: readonly Scenario[] = [
+  ...identityScenarios,
+  ...subscriptionScenarios,
+  ...subscriptionIoScenarios,
+  ...sendingScenarios,
+  ...trackingScenarios,
+];
+
+const seen = new Set<string>();
+for (const { name } of scenarios) {
+  if (seen.has(name)) throw new Error(`bench: two scenarios are named ${name}`);
+  seen.add(name);
+}

@@ -5,26 +5,39 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { createDatabase, type Database } from './db/client.js';
-import { migrate } from './db/migrate.js';
+import { loadSecrets, migrate } from './db/migrate.js';
 import { adminAttributeDefinitionRoutes } from './identity/admin-attribute-definition.routes.js';
 import { adminAttributeValueRoutes } from './identity/admin-attribute-value.routes.js';
 import { administratorRoutes } from './identity/administrator.routes.js';
 import { passwordResetRoutes } from './identity/password-reset.routes.js';
 import { sessionRoutes } from './identity/session.routes.js';
+import { subscribePagePublicRoutes } from './subscription/subscribe-page-public.routes.js';
+import { subscribePageRoutes } from './subscription/subscribe-page.routes.js';
 import { subscriberConfirmRoutes } from './subscription/subscriber-confirm.routes.js';
 import { subscriberHistoryRoutes } from './subscription/subscriber-history.routes.js';
+import { subscriberExportRoutes } from './subscription/subscriber-export.routes.js';
+import { subscriberImportRoutes } from './subscription/subscriber-import.routes.js';
 import { subscriberRoutes } from './subscription/subscriber.routes.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
 import { registerHttpConventions } from './plugins/http.js';
 import { registerOpenApi } from './plugins/openapi.js';
+import { attributeDefinitionRoutes } from './subscription/attribute-definition.routes.js';
+import { attributeValueRoutes } from './subscription/attribute-value.routes.js';
 import { blacklistRoutes } from './subscription/blacklist.routes.js';
 import { listMemberRoutes } from './subscription/list-member.routes.js';
 import { listRoutes } from './subscription/list.routes.js';
 import { Message, ValidationFailure } from './shared/schemas.js';
 import { validatorCompiler } from './shared/validation.js';
 import { systemRoutes } from './system.routes.js';
+import { attachmentDownloadRoutes } from './messaging/attachment-download.routes.js';
+import { attachmentRoutes } from './messaging/attachment.routes.js';
+import { bounceRuleRoutes } from './messaging/bounce-rule.routes.js';
+import { bounceRoutes } from './messaging/bounce.routes.js';
+import { templateRoutes } from './messaging/template.routes.js';
+import { campaignRoutes } from './messaging/campaign.routes.js';
+import { listCampaignRoutes } from './messaging/list-campaign.routes.js';
 
 export interface BuildOptions {
   config: Config;
@@ -65,7 +78,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     (await createDatabase({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: config.dataDir }));
   if (options.migrate ?? true) await migrate(database);
   const mailer = options.mailer ?? createMailer(config);
-  const ctx: AppContext = { config, database, db: database.db, mailer, log: app.log };
+  const secrets = await loadSecrets(database.db);
+  const ctx: AppContext = { config, database, db: database.db, mailer, log: app.log, secrets };
   app.decorate('ctx', ctx);
   app.addHook('onClose', async () => {
     await mailer.close();
@@ -90,6 +104,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   }
 
   await app.register(systemRoutes);
+  // Public subscriber-facing routes, also served without the prefix (DECISIONS.md).
+  await app.register(attachmentDownloadRoutes, { alias: true });
   // The four areas, registered explicitly so the route table stays greppable.
   await app.register(
     async (api) => {
@@ -105,6 +121,25 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(subscriberRoutes);
       await api.register(subscriberHistoryRoutes);
       await api.register(subscriberConfirmRoutes);
+      await api.register(subscriberImportRoutes);
+      await api.register(subscriberExportRoutes);
+      await api.register(attributeDefinitionRoutes);
+      await api.register(attributeValueRoutes);
+      await api.register(subscribePageRoutes);
+      await api.register(subscribePagePublicRoutes);
+
+      // messaging area
+      await api.register(campaignRoutes);
+      await api.register(listCampaignRoutes);
+      await api.register(templateRoutes);
+      await api.register(attachmentRoutes);
+      await api.register(attachmentDownloadRoutes);
+      await api.register(bounceRoutes);
+      await api.register(bounceRuleRoutes);
+
+      // sending area
+
+      // tracking area
     },
     { prefix: '/api/v2' },
   );

@@ -30,6 +30,8 @@ export const EnvSchema = Type.Object({
   LOGIN_FAILURE_WINDOW: Type.Integer({ minimum: 1, default: 900 }),
   PASSWORD_RESET_URL: Type.String({ default: '' }),
   SEND_WORKER: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+  ATTACHMENT_MAX_SIZE: Type.Integer({ minimum: 1, default: 26_214_400 }),
+  IMAGE_CHECK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -60,6 +62,10 @@ export interface Config {
   /** Where the password-reset mail points; the token is appended. */
   readonly passwordResetUrl: string;
   readonly sendWorker: boolean;
+  /** Largest campaign attachment in bytes (larger → 413). */
+  readonly attachmentMaxSize: number;
+  /** How long a template's `check_external_images` waits for each image's HEAD answer. */
+  readonly imageCheckTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -108,6 +114,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     loginFailureWindow: converted.LOGIN_FAILURE_WINDOW,
     passwordResetUrl: converted.PASSWORD_RESET_URL || `${publicUrl}/password-reset?token=`,
     sendWorker: converted.SEND_WORKER === 'on',
+    attachmentMaxSize: converted.ATTACHMENT_MAX_SIZE,
+    imageCheckTimeoutMs: converted.IMAGE_CHECK_TIMEOUT_MS,
     ...overrides,
   });
 }

@@ -10,6 +10,8 @@ export interface AppContext {
   readonly db: Db;
   readonly mailer: Mailer;
   readonly log: FastifyBaseLogger;
+  /** Installation secrets from the database (see db/schema/system.ts). */
+  readonly secrets: { readonly linkToken: string };
 }
 
 declare module 'fastify' {

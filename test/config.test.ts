@@ -31,6 +31,8 @@ describe('loadConfig', () => {
       loginFailureWindow: 900,
       passwordResetUrl: 'http://localhost:8080/password-reset?token=',
       sendWorker: true,
+      attachmentMaxSize: 26_214_400,
+      imageCheckTimeoutMs: 5000,
     });
   });
 

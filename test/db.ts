@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createDatabase, type Database } from '../src/db/client.js';
-import { migrationsFolder } from '../src/db/migrate.js';
+import { migrationsFolder, routinesFolder } from '../src/db/migrate.js';
 
 /*
  * The golden database: migrated once per test run (test/prepare.ts), cloned for every test file, so files are
@@ -26,7 +26,9 @@ export function migrationsHash(): string {
       else hash.update(entry.name).update(readFileSync(path));
     }
   };
+  // Routines are applied with the migrations, so a changed trigger must build a new golden database too.
   walk(migrationsFolder);
+  walk(routinesFolder);
   return hash.digest('hex').slice(0, 16);
 }
 

@@ -25,6 +25,8 @@ export interface Database {
   readonly kind: 'pglite' | 'postgres';
   /** Runs `fn` while holding a cluster-wide advisory lock (serialises migrations across processes). */
   withLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
+  /** Runs a script of several statements without parameters (migration routines only). */
+  exec(script: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -55,6 +57,9 @@ async function createPglite(dataDir: string, loadDataDir?: Blob): Promise<Databa
     kind: 'pglite',
     // PGlite is one connection in one process: nothing else can race us.
     withLock: (_key, fn) => fn(),
+    exec: async (script) => {
+      await client.exec(script);
+    },
     close: () => client.close(),
   };
 }
@@ -77,6 +82,9 @@ async function createPostgres(url: string, poolSize: number): Promise<Database> 
       } finally {
         await client.end(); // ending the session releases the lock
       }
+    },
+    exec: async (script) => {
+      await pool.query(script);
     },
     close: () => pool.end(),
   };

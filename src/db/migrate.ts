@@ -1,11 +1,16 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgliteDatabase } from 'drizzle-orm/pglite';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
-import type { Database } from './client.js';
+import type { AppContext } from '../context.js';
+import type { Database, Db } from './client.js';
+import { installationSecrets } from './schema/system.js';
 
 export const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url));
+export const routinesFolder = fileURLToPath(new URL('./routines', import.meta.url));
 
 const MIGRATION_LOCK = 0x6d61696c; // "mail": any process migrating holds it, the others wait
 
@@ -17,7 +22,24 @@ export async function migrate(database: Database): Promise<void> {
     } else {
       await migratePg(database.db as unknown as NodePgDatabase, { migrationsFolder });
     }
+    await applyRoutines(database);
   });
+}
+
+/** Functions and triggers drizzle-kit cannot express (see routines/README.md); each file is idempotent. */
+async function applyRoutines(database: Database): Promise<void> {
+  const files = readdirSync(routinesFolder)
+    .filter((name) => name.endsWith('.sql'))
+    .sort();
+  for (const name of files) await database.exec(readFileSync(join(routinesFolder, name), 'utf8'));
+}
+
+/** The installation secrets the routines created (see schema/system.ts). */
+export async function loadSecrets(db: Db): Promise<AppContext['secrets']> {
+  const rows = await db.select().from(installationSecrets);
+  const linkToken = rows.find((row) => row.name === 'link_token')?.value;
+  if (!linkToken) throw new Error('installation secret link_token is missing: migrations were not applied');
+  return { linkToken };
 }
 
 // `npm run db:migrate`: apply migrations to the configured database and exit.

@@ -1,0 +1,196 @@
+import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../src/db/client.js';
+import { attributeDefinitions, lists } from '../src/db/schema/index.js';
+import { scenario, type Scenario } from './scenario.js';
+import { superUserSession, type Seed } from './seeds.js';
+
+/*
+ * Job scenarios of the subscription area: one long request each (a 1,000,000-row CSV import, an export of
+ * 1,000,000 subscribers), timed end to end from the driver process. The runner reports the service's peak RSS
+ * (VmHWM) next to the figures a job returns.
+ */
+
+export const IMPORT_ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 1_000_000);
+export const EXPORT_ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? 1_000_000);
+
+/** Writes `email,first_name,city` rows to a file, respecting the stream's back-pressure (never all in memory). */
+export async function writeImportCsv(path: string, rows: number, prefix: string): Promise<number> {
+  const out = createWriteStream(path);
+  const cities = ['Oslo', 'Paris, France', 'Lyon', 'Berlin', 'Zürich'];
+  if (!out.write('email,first_name,city\r\n')) await once(out, 'drain');
+  const chunk: string[] = [];
+  for (let i = 1; i <= rows; i++) {
+    const city = cities[i % cities.length]!;
+    chunk.push(`${prefix}-${i}@bench.invalid,Name ${i},${city.includes(',') ? `"${city}"` : city}\r\n`);
+    if (chunk.length === 10_000 || i === rows) {
+      if (!out.write(chunk.join(''))) await once(out, 'drain');
+      chunk.length = 0;
+    }
+  }
+  out.end();
+  await once(out, 'finish');
+  return statSync(path).size;
+}
+
+export interface ImportFixture {
+  sessionKey: string;
+  listId: number;
+  path: string;
+  rows: number;
+}
+
+/** A list, the two attribute definitions the file names, and the file itself. */
+export const millionRowCsv: Seed<ImportFixture> = {
+  name: 'import-csv-1m',
+  async run(db, use) {
+    const { sessionKey } = await use(superUserSession);
+    const [list] = await db.insert(lists).values({ name: 'Bench import' }).returning({ id: lists.id });
+    await db
+      .insert(attributeDefinitions)
+      .values([
+        { name: 'first_name', type: 'textline' },
+        { name: 'city', type: 'textline' },
+      ])
+      .onConflictDoNothing();
+    const path = join(tmpdir(), `mailroom-bench-import-${process.pid}.csv`);
+    await writeImportCsv(path, IMPORT_ROWS, 'imported');
+    return { sessionKey, listId: list!.id, path, rows: IMPORT_ROWS };
+  },
+};
+
+export interface ExportFixture {
+  sessionKey: string;
+  listId: number;
+  rows: number;
+}
+
+/** 1,000,000 subscribers on one list, each with two attribute values: set-based SQL, a few statements. */
+export const millionSubscribers: Seed<ExportFixture> = {
+  name: 'export-subscribers-1m',
+  async run(db, use) {
+    const { sessionKey } = await use(superUserSession);
+    const [list] = await db.insert(lists).values({ name: 'Bench export' }).returning({ id: lists.id });
+    const [range] = await queryRows<{ first: number; last: number }>(
+      db,
+      sql`with created as (
+            insert into subscribers (email, unique_id, confirmed, html_email)
+            select 'exported-' || n || '@bench.invalid', md5('exported-' || n), n % 3 <> 0, n % 2 = 0
+            from generate_series(1, ${EXPORT_ROWS}) as n
+            returning id)
+          select min(id)::int as first, max(id)::int as last from created`,
+    );
+    await db.execute(sql`
+      insert into subscriptions (list_id, subscriber_id)
+      select ${list!.id}, id from subscribers where id between ${range!.first} and ${range!.last}`);
+    await db.execute(sql`
+      insert into attribute_definitions (name, type) values ('first_name', 'textline'), ('city', 'textline')
+      on conflict do nothing`);
+    await db.execute(sql`
+      insert into subscriber_attribute_values (subscriber_id, definition_id, value)
+      select s.id, d.id, case when d.name = 'city' then 'City ' || (s.id % 100) else 'Name ' || s.id end
+      from subscribers s cross join attribute_definitions d
+      where s.id between ${range!.first} and ${range!.last} and lower(d.name) in ('first_name', 'city')`);
+    return { sessionKey, listId: list!.id, rows: EXPORT_ROWS };
+  },
+};
+
+/** Uploads a file as multipart/form-data, streamed from disk; answers the status and body. */
+export function uploadCsv(
+  url: string,
+  sessionKey: string,
+  path: string,
+  fields: Record<string, string>,
+): Promise<{ status: number; body: string }> {
+  const boundary = `----mailroombench${Date.now().toString(16)}`;
+  let head = '';
+  for (const [name, value] of Object.entries(fields)) {
+    head += `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+  }
+  head += `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.csv"\r\nContent-Type: text/csv\r\n\r\n`;
+  const tail = `\r\n--${boundary}--\r\n`;
+  const length = Buffer.byteLength(head) + statSync(path).size + Buffer.byteLength(tail);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          'php-auth-pw': sessionKey,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': String(length),
+        },
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('error', reject);
+    req.write(head);
+    const file = createReadStream(path);
+    file.on('error', reject);
+    file.on('end', () => req.end(tail));
+    file.pipe(req, { end: false });
+  });
+}
+
+export async function runImport(fixture: ImportFixture, baseUrl: string) {
+  const started = performance.now();
+  const { status, body } = await uploadCsv(`${baseUrl}/api/v2/subscribers/import`, fixture.sessionKey, fixture.path, {
+    list_id: String(fixture.listId),
+    send_confirmation: 'false',
+  });
+  const seconds = (performance.now() - started) / 1000;
+  if (status !== 200) throw new Error(`import answered ${status}: ${body.slice(0, 300)}`);
+  const result = JSON.parse(body) as { imported: number; updated: number; skipped: number; errors: string[] };
+  return {
+    rows: fixture.rows,
+    imported: result.imported,
+    skipped: result.skipped,
+    seconds: Math.round(seconds * 100) / 100,
+    rows_per_s: Math.round(fixture.rows / seconds),
+  };
+}
+
+export async function runExport(fixture: ExportFixture, baseUrl: string) {
+  const started = performance.now();
+  const res = await fetch(`${baseUrl}/api/v2/subscribers/export`, {
+    method: 'POST',
+    headers: { 'php-auth-pw': fixture.sessionKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ list_id: fixture.listId, columns: ['id', 'email', 'confirmed', 'createdAt', 'first_name', 'city'] }),
+  });
+  if (res.status !== 200 || !res.body) throw new Error(`export answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+  let bytes = 0;
+  let lines = 0;
+  for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length;
+    for (const byte of chunk) if (byte === 10) lines++;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    rows: lines - 1,
+    megabytes: Math.round(bytes / 1e5) / 10,
+    seconds: Math.round(seconds * 100) / 100,
+    rows_per_s: Math.round((lines - 1) / seconds),
+  };
+}
+
+/** CSV import and export at a million rows (the csvio work); gathered in bench/scenarios.ts. */
+export const subscriptionIoScenarios: readonly Scenario[] = [
+  scenario<ImportFixture>({
+    name: 'subscribers-import-1m',
+    seed: millionRowCsv,
+    job: (fixture, { baseUrl }) => runImport(fixture, baseUrl),
+  }),
+  scenario<ExportFixture>({
+    name: 'subscribers-export-1m',
+    seed: millionSubscribers,
+    job: (fixture, { baseUrl }) => runExport(fixture, baseUrl),
+  }),
+];
