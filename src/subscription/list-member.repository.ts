@@ -1,27 +1,7 @@
-import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { listMemberCounts, lists, subscribers, subscriptions } from '../db/schema/index.js';
 import type { SubscriberRow } from './subscriber.repository.js';
-
-/**
- * One page of a list's members. Keyset on the primary key (list_id, subscriber_id): the index range scan
- * starts right after the cursor, so page 40,000 of a 1,000,000-member list costs what page 1 does.
- */
-export async function memberPage(db: Executor, listId: number, afterId: number, limit: number): Promise<SubscriberRow[]> {
-  const ids = db
-    .select({ id: subscriptions.subscriberId })
-    .from(subscriptions)
-    .where(and(eq(subscriptions.listId, listId), gt(subscriptions.subscriberId, afterId)))
-    .orderBy(asc(subscriptions.subscriberId))
-    .limit(limit)
-    .as('page');
-  return db
-    .select({ subscriber: subscribers })
-    .from(ids)
-    .innerJoin(subscribers, eq(subscribers.id, ids.id))
-    .orderBy(asc(subscribers.id))
-    .then((rows) => rows.map((r) => r.subscriber));
-}
 
 /**
  * A list's member count, or undefined when there is no such list, in one round trip: the sum of its counter shards,

@@ -12,21 +12,14 @@ import type { HistoryOrigin } from './subscriber-history.schemas.js';
 import { toSubscriberList, type ListRow } from './list.repository.js';
 import { LIST_NOT_FOUND, requireOwnedList } from './list.service.js';
 import { NotFoundError } from '../shared/errors.js';
-import { listsOfSubscribers, toSubscriber, toSubscriberOnly, type SubscriberRow } from './subscriber.repository.js';
+import { listMemberPage } from './subscriber-page.repository.js';
+import { toSubscriberOnly, type SubscriberRow } from './subscriber.repository.js';
 
-/**
- * One page of a list's members. The count (which also tells whether the list exists) and the page are read at
- * once; a page of a list that does not exist is simply empty, and answered 404.
- */
+/** One page of a list's members with the list's count, in one round trip; 404 when there is no such list. */
 export async function listMembers(ctx: AppContext, listId: number, afterId: number, limit: number) {
-  const [total, rows] = await Promise.all([
-    repo.countMembersOfList(ctx.db, listId),
-    repo.memberPage(ctx.db, listId, afterId, limit),
-  ]);
-  if (total === undefined) throw new NotFoundError(LIST_NOT_FOUND);
-  const listsOf = await listsOfSubscribers(ctx.db, rows.map((r) => r.id));
-  const items = rows.map((row) => toSubscriber(row, listsOf.get(row.id) ?? []));
-  return toPage(items, total, limit, (s) => s.id);
+  const page = await listMemberPage(ctx.database, listId, afterId, limit);
+  if (page === null) throw new NotFoundError(LIST_NOT_FOUND);
+  return toPage(page.items, page.total, limit, (s) => s.id);
 }
 
 /** The list's existence and its count in one query: this is what dashboards poll. */

@@ -1,6 +1,6 @@
-import { and, asc, count, eq, gt, inArray, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { lists, subscriberCounts, subscribers, subscriptions } from '../db/schema/index.js';
+import { lists, subscribers, subscriptions } from '../db/schema/index.js';
 import { toAtom } from '../shared/time.js';
 import { toSubscriberList } from './list.repository.js';
 import type { SubscriberList } from './list.schemas.js';
@@ -57,45 +57,6 @@ export interface SubscriberFilter {
 }
 
 /** `%`, `_` and `\` match themselves in a "contains" search. */
-function containsPattern(value: string): string {
-  return `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-function subscriberWhere(filter: SubscriberFilter): SQL | undefined {
-  return and(
-    filter.confirmed !== undefined ? eq(subscribers.confirmed, filter.confirmed) : undefined,
-    filter.blacklisted !== undefined ? eq(subscribers.blacklisted, filter.blacklisted) : undefined,
-    filter.find ? sql`${subscribers[filter.find.column]} ilike ${containsPattern(filter.find.value)}` : undefined,
-  );
-}
-
-/** One keyset page (id order) and the number of subscribers matching the same filter. */
-export async function listSubscribers(db: Executor, filter: SubscriberFilter, afterId: number, limit: number) {
-  const where = subscriberWhere(filter);
-  // Page and total are independent reads: one wait instead of two.
-  const [rows, total] = await Promise.all([
-    db
-      .select()
-      .from(subscribers)
-      .where(and(where, gt(subscribers.id, afterId)))
-      .orderBy(asc(subscribers.id))
-      .limit(limit),
-    where ? countMatching(db, where) : countAll(db),
-  ]);
-  return { rows, total };
-}
-
-async function countMatching(db: Executor, where: SQL): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(subscribers).where(where);
-  return row?.n ?? 0;
-}
-
-/** All subscribers: the sum of the counter shards triggers keep (routines/011_subscriber_count.sql), not a scan. */
-async function countAll(db: Executor): Promise<number> {
-  const [row] = await db.select({ n: sql<string | null>`sum(${subscriberCounts.subscribers})` }).from(subscriberCounts);
-  return Number(row?.n ?? 0);
-}
-
 /**
  * The lists of several subscribers in one query (not one per subscriber), each subscriber's in subscription
  * order.

@@ -8,6 +8,7 @@ import { sendConfirmationRequest } from './subscriber-confirmation.js';
 import * as history from './subscriber-history.repository.js';
 import type { HistoryOrigin, HistoryQuery } from './subscriber-history.schemas.js';
 import * as repo from './subscriber.repository.js';
+import { subscriberPage } from './subscriber-page.repository.js';
 import type {
   CreateSubscriberBody,
   Subscriber,
@@ -57,9 +58,8 @@ export async function listSubscribers(ctx: AppContext, query: SubscriberListQuer
     // phpList ignores find_value without find_column, and an empty value finds everything anyway.
     find: query.find_column && query.find_value ? { column: FIND_COLUMN[query.find_column], value: query.find_value } : undefined,
   };
-  const { rows, total } = await repo.listSubscribers(ctx.db, filter, afterId, limit);
-  const lists = await repo.listsOfSubscribers(ctx.db, rows.map((r) => r.id));
-  return toPage(rows.map((row) => repo.toSubscriber(row, lists.get(row.id))), total, limit, (s) => s.id);
+  const page = await subscriberPage(ctx.database, filter, afterId, limit);
+  return toPage(page.items, page.total, limit, (s) => s.id);
 }
 
 /** A uniqueness race the pre-check could not see still answers phpList's 409. */
