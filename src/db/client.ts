@@ -72,7 +72,8 @@ async function createPglite(dataDir: string, loadDataDir?: Blob): Promise<Databa
 }
 
 async function createPostgres(url: string, poolSize: number): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // No JIT: the service runs short queries, and JIT only starts on a misestimated plan, adding 100+ ms to it.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, options: '-c jit=off' });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const db = drizzlePg({ client: pool, schema }) as unknown as Db;
