@@ -1,19 +1,37 @@
-import { and, eq, gt, lt, sql } from 'drizzle-orm';
-import { queryRows, type Executor } from '../db/client.js';
-import { administrators, loginFailures, sessions } from '../db/schema/index.js';
+import { eq, lt, sql } from 'drizzle-orm';
+import { queryRows, type Database, type Executor } from '../db/client.js';
+import { loginFailures, sessions } from '../db/schema/index.js';
 
 export async function insertSession(db: Executor, administratorId: number, keyHash: string, expiresAt: Date) {
   const [row] = await db.insert(sessions).values({ administratorId, keyHash, expiresAt }).returning();
   return row!;
 }
 
-/** The live session for a key hash and its administrator, if the session is unexpired and the admin enabled. */
-export async function findLiveSession(db: Executor, keyHash: string) {
-  const [row] = await db
-    .select({ sessionId: sessions.id, admin: administrators })
-    .from(sessions)
-    .innerJoin(administrators, eq(administrators.id, sessions.administratorId))
-    .where(and(eq(sessions.keyHash, keyHash), gt(sessions.expiresAt, sql`now()`), eq(administrators.disabled, false)));
+/** What every authenticated request needs to know about its caller. */
+export interface LiveSession {
+  sessionId: number;
+  adminId: number;
+  superUser: boolean;
+  privSubscribers: boolean;
+  privCampaigns: boolean;
+  privStatistics: boolean;
+  privSettings: boolean;
+}
+
+/**
+ * The live session for a key hash and its administrator's rights, if the session is unexpired and the admin enabled.
+ * Every authenticated request runs it, so it is a prepared statement returning only what authorisation reads.
+ */
+export async function findLiveSession(database: Database, keyHash: string): Promise<LiveSession | undefined> {
+  const [row] = await database.prepared<LiveSession>(
+    'live_session',
+    `select s.id as "sessionId", a.id as "adminId", a.super_user as "superUser",
+       a.priv_subscribers as "privSubscribers", a.priv_campaigns as "privCampaigns",
+       a.priv_statistics as "privStatistics", a.priv_settings as "privSettings"
+     from sessions s join administrators a on a.id = s.administrator_id
+     where s.key_hash = $1 and s.expires_at > now() and not a.disabled`,
+    [keyHash],
+  );
   return row;
 }
 

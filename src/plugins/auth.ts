@@ -50,18 +50,17 @@ export function registerAuth(app: FastifyInstance): void {
     if (request.caller) return request.caller;
     const key = sessionKeyOf(request);
     if (!key || key.length > 200) throw new ForbiddenError(NO_SESSION);
-    const found = await findLiveSession(app.ctx.db, hashSecret(key));
+    const found = await findLiveSession(app.ctx.database, hashSecret(key));
     if (!found) throw new ForbiddenError(NO_SESSION);
-    const { admin } = found;
     request.caller = {
-      id: admin.id,
+      id: found.adminId,
       sessionId: found.sessionId,
-      superUser: admin.superUser,
+      superUser: found.superUser,
       privileges: {
-        subscribers: admin.privSubscribers,
-        campaigns: admin.privCampaigns,
-        statistics: admin.privStatistics,
-        settings: admin.privSettings,
+        subscribers: found.privSubscribers,
+        campaigns: found.privCampaigns,
+        statistics: found.privStatistics,
+        settings: found.privSettings,
       },
     };
     return request.caller;
