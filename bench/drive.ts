@@ -20,6 +20,8 @@ export interface DriveInput {
 export interface LoadOutput {
   requests_per_s: number;
   latency_p50_ms: number;
+  /** autocannon has no p95; p97.5 bounds it from above. */
+  latency_p97_5_ms: number;
   latency_p99_ms: number;
   requests_total: number;
   errors: number;
@@ -45,6 +47,7 @@ async function runLoad(scenario: LoadScenario, input: DriveInput): Promise<LoadO
   return {
     requests_per_s: result.requests.average,
     latency_p50_ms: result.latency.p50,
+    latency_p97_5_ms: result.latency.p97_5,
     latency_p99_ms: result.latency.p99,
     requests_total: result.requests.total,
     errors: result.errors,
@@ -56,7 +59,13 @@ async function runLoad(scenario: LoadScenario, input: DriveInput): Promise<LoadO
 
 async function runJob(scenario: JobScenario, input: DriveInput): Promise<JobOutput> {
   const started = process.hrtime.bigint();
-  const figures = await scenario.job(input.fixture, { baseUrl: input.url, sessionKey: input.sessionKey });
+  const figures = await scenario.job(input.fixture, {
+    baseUrl: input.url,
+    sessionKey: input.sessionKey,
+    connections: input.connections,
+    durationSeconds: input.durationSeconds,
+    warmupSeconds: input.warmupSeconds,
+  });
   const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
   return { elapsed_s: Math.round(elapsed * 1000) / 1000, ...figures };
 }

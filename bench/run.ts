@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, totalmem, tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import pg from 'pg';
 import { createDatabase, queryRows, type Database } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import type { DriveInput, DriveOutput } from './drive.js';
-import { isJobScenario } from './scenario.js';
+import { isJobScenario, type JobFigures } from './scenario.js';
 import { scenarios, type Scenario } from './scenarios.js';
 import { superUserSession, type Seed } from './seeds.js';
 
@@ -158,7 +158,8 @@ function exited(child: ChildProcess): Promise<number | null> {
 }
 
 async function startService(env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
-  const service = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  // Started as `npm start` runs it (built JavaScript, see scripts/build.ts), so memory figures are the service's own.
+  const service = spawn(process.execPath, ['--enable-source-maps', 'dist/server.js'], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -226,6 +227,7 @@ function printLine(value: object): void {
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const selected = selectScenarios(options.filters);
+  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: root, stdio: 'inherit' });
   const bench = await prepareDatabase(options.pglite);
 
   let service: ChildProcess | undefined;
@@ -307,12 +309,33 @@ async function main(): Promise<void> {
     service = undefined;
 
     // Each job gets a service of its own, so its peak RSS is the job's and not what an earlier scenario left.
+    const jobRates = new Map<string, number>();
     for (const scenario of selected.filter(isJobScenario)) {
       const common = { scenario: scenario.name, kind: 'job', database: bench.kind };
       try {
         service = await startService(serviceEnv, port);
         const figures = await drive(driveInput(scenario.name));
-        printLine({ ...common, ...figures, service_peak_rss_mb: peakRssMegabytes(service.pid) ?? null });
+        const peak = peakRssMegabytes(service.pid) ?? null;
+        let verified = {};
+        if (scenario.verify) {
+          // After a graceful stop: what the job was answered must be in the database now.
+          await stopService(service);
+          service = undefined;
+          const database = await bench.open();
+          try {
+            verified = await scenario.verify(database.db, fixtures.get(scenario.name), figures as JobFigures);
+          } finally {
+            await database.close();
+          }
+        }
+        const rate = figures.requests_per_s;
+        if (typeof rate === 'number') jobRates.set(scenario.name, rate);
+        const base = scenario.baseline ? jobRates.get(scenario.baseline) : undefined;
+        const ratio =
+          typeof rate === 'number' && base
+            ? { baseline: scenario.baseline, ratio_to_baseline: Math.round((rate / base) * 1000) / 1000 }
+            : {};
+        printLine({ ...common, ...figures, ...verified, ...ratio, service_peak_rss_mb: peak });
       } catch (err) {
         printLine({ ...common, error: (err as Error).message, service_peak_rss_mb: peakRssMegabytes(service?.pid) ?? null });
       } finally {

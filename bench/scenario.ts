@@ -1,4 +1,5 @@
 import type autocannon from 'autocannon';
+import type { Db } from '../src/db/client.js';
 import type { Seed } from './seeds.js';
 
 /**
@@ -23,6 +24,10 @@ export interface JobContext {
   readonly baseUrl: string;
   /** Sent as the `php-auth-pw` header, it authenticates as the bench super user. */
   readonly sessionKey: string;
+  /** BENCH_CONNECTIONS, BENCH_DURATION and BENCH_WARMUP, for jobs that drive a load themselves. */
+  readonly connections: number;
+  readonly durationSeconds: number;
+  readonly warmupSeconds: number;
 }
 
 /** Figures a job reports; each becomes a field of the scenario's JSON line, so keep the names snake_case. */
@@ -32,6 +37,16 @@ export interface JobScenario<T = unknown> {
   readonly name: string;
   readonly seed: Seed<T>;
   job(fixture: T, context: JobContext): Promise<JobFigures>;
+  /**
+   * Run by bench/run.ts after the job's service has stopped (SIGTERM, a graceful stop), against the bench database:
+   * figures that check what the job's answers promised was stored. They join the job's line.
+   */
+  verify?(db: Db, fixture: T, figures: JobFigures): Promise<JobFigures>;
+  /**
+   * Another job run earlier in the same bench run: the line gets `ratio_to_baseline`, this job's `requests_per_s`
+   * divided by that one's.
+   */
+  readonly baseline?: string;
 }
 
 export type Scenario<T = unknown> = LoadScenario<T> | JobScenario<T>;

@@ -1,3 +1,4 @@
+import { bounceScenarios } from './bounces.scenarios.js';
 import { randomBetween, scenario, withSession, type Scenario } from './scenario.js';
 import { tenThousandAdministrators } from './seeds.js';
 import { sendingScenarios } from './sending.scenarios.js';
@@ -39,6 +40,7 @@ export const scenarios: readonly Scenario[] = [
   ...subscriptionIoScenarios,
   ...sendingScenarios,
   ...trackingScenarios,
+  ...bounceScenarios,
 ];
 
 const seen = new Set<string>();

@@ -19,6 +19,9 @@ import { subscriberExportRoutes } from './subscription/subscriber-export.routes.
 import { subscriberImportRoutes } from './subscription/subscriber-import.routes.js';
 import { subscriberRoutes } from './subscription/subscriber.routes.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
+import { createTransport, type Transport } from './sending/transport.js';
+import { testSendRoutes } from './sending/test-send.routes.js';
+import { campaignSendRoutes } from './sending/campaign-send.routes.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
 import { registerHttpConventions } from './plugins/http.js';
@@ -35,15 +38,25 @@ import { attachmentDownloadRoutes } from './messaging/attachment-download.routes
 import { attachmentRoutes } from './messaging/attachment.routes.js';
 import { bounceRuleRoutes } from './messaging/bounce-rule.routes.js';
 import { bounceRoutes } from './messaging/bounce.routes.js';
+import { bounceInboundRoutes } from './messaging/bounce-inbound.routes.js';
 import { templateRoutes } from './messaging/template.routes.js';
 import { campaignRoutes } from './messaging/campaign.routes.js';
 import { listCampaignRoutes } from './messaging/list-campaign.routes.js';
+import { unsubscribeRoutes } from './sending/unsubscribe.routes.js';
+import { forwardRoutes } from './sending/forward.routes.js';
+import { EventBuffer } from './tracking/event-buffer.js';
+import { clickRoutes } from './tracking/click.routes.js';
+import { openPixelRoutes } from './tracking/open.routes.js';
+import { campaignStatsRoutes } from './tracking/campaign-stats.routes.js';
+import { statisticsRoutes } from './tracking/statistics.routes.js';
 
 export interface BuildOptions {
   config: Config;
   /** An open database (tests pass a clone of the golden one); otherwise one is created from the config. */
   database?: Database;
   mailer?: Mailer;
+  /** Campaign mail; otherwise built from the config (SMTP_URL). */
+  transport?: Transport;
   logger?: FastifyServerOptions['logger'];
   /** Apply migrations at start (default true; tests start from an already-migrated database). */
   migrate?: boolean;
@@ -57,8 +70,13 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       level: config.logLevel,
       redact: ['req.headers.authorization', 'req.headers["php-auth-pw"]'],
       serializers: {
-        // Paths only: query strings can carry e-mail addresses and subscriber ids.
-        req: (req) => ({ method: req.method, url: req.url.split('?')[0], remoteAddress: req.ip }),
+        // Paths only: query strings can carry e-mail addresses and subscriber ids; an unsubscribe token (a
+        // credential that carries the subscriber's unique id) is cut from its path.
+        req: (req) => ({
+          method: req.method,
+          url: req.url.split('?')[0]?.replace(/\/unsubscribe\/[^/]+/, '/unsubscribe/…'),
+          remoteAddress: req.ip,
+        }),
       },
     },
     // A hop count is valid at run time though Fastify's types leave it out.
@@ -78,11 +96,17 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     (await createDatabase({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: config.dataDir }));
   if (options.migrate ?? true) await migrate(database);
   const mailer = options.mailer ?? createMailer(config);
+  const transport = options.transport ?? createTransport(config);
   const secrets = await loadSecrets(database.db);
-  const ctx: AppContext = { config, database, db: database.db, mailer, log: app.log, secrets };
+  const events = new EventBuffer({ db: database.db, log: app.log, ...config.tracking });
+  events.start();
+  const ctx: AppContext = { config, database, db: database.db, mailer, transport, log: app.log, secrets, events };
   app.decorate('ctx', ctx);
   app.addHook('onClose', async () => {
+    // Answered opens and clicks are written before the database closes (the server has stopped taking requests).
+    await events.close();
     await mailer.close();
+    await transport.close();
     await database.close();
   });
 
@@ -106,6 +130,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(systemRoutes);
   // Public subscriber-facing routes, also served without the prefix (DECISIONS.md).
   await app.register(attachmentDownloadRoutes, { alias: true });
+  await app.register(openPixelRoutes, { alias: true });
+  await app.register(clickRoutes, { root: true });
   // The four areas, registered explicitly so the route table stays greppable.
   await app.register(
     async (api) => {
@@ -136,10 +162,19 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(attachmentDownloadRoutes);
       await api.register(bounceRoutes);
       await api.register(bounceRuleRoutes);
+      await api.register(bounceInboundRoutes);
 
       // sending area
+      await api.register(testSendRoutes);
+      await api.register(campaignSendRoutes);
+      await api.register(unsubscribeRoutes);
+      await api.register(forwardRoutes);
 
       // tracking area
+      await api.register(openPixelRoutes);
+      await api.register(clickRoutes);
+      await api.register(statisticsRoutes);
+      await api.register(campaignStatsRoutes);
     },
     { prefix: '/api/v2' },
   );

@@ -22,7 +22,8 @@ export const EnvSchema = Type.Object({
   ),
   TRUST_PROXY: Type.String({ default: 'false' }),
   CORS_ORIGIN: Type.String({ default: '' }),
-  SMTP_URL: Type.String({ default: '', pattern: '^(|smtps?://.+)$' }),
+  // One server, or several separated by commas (campaign mail is spread over them round-robin).
+  SMTP_URL: Type.String({ default: '', pattern: '^(|smtps?://[^,\\s]+(\\s*,\\s*smtps?://[^,\\s]+)*)$' }),
   MAIL_FROM: Type.String({ minLength: 3, default: 'Mailroom <mailroom@localhost>' }),
   BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1_048_576 }),
   UPLOAD_LIMIT: Type.Integer({ minimum: 1024, default: 52_428_800 }),
@@ -30,8 +31,31 @@ export const EnvSchema = Type.Object({
   LOGIN_FAILURE_WINDOW: Type.Integer({ minimum: 1, default: 900 }),
   PASSWORD_RESET_URL: Type.String({ default: '' }),
   SEND_WORKER: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+  SEND_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 5000, default: 200 }),
+  SEND_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 64 }),
+  SEND_LEASE_SECONDS: Type.Integer({ minimum: 5, maximum: 86_400, default: 120 }),
+  SEND_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
+  SEND_RETRY_DELAY: Type.Integer({ minimum: 0, maximum: 86_400, default: 60 }),
+  SEND_FAILURE_PAUSE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 20 }),
+  SEND_RATE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
+  SEND_DOMAIN_RATE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
+  SEND_DOMAIN_WINDOW: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
+  SEND_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 500 }),
   ATTACHMENT_MAX_SIZE: Type.Integer({ minimum: 1, default: 26_214_400 }),
   IMAGE_CHECK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 }),
+  FORWARD_EMAIL_COUNT: Type.Integer({ minimum: 1, maximum: 100, default: 1 }),
+  FORWARD_PERSONAL_NOTE_SIZE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
+  FORWARD_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 5 }),
+  TRACKING_FLUSH_MS: Type.Integer({ minimum: 5, maximum: 10_000, default: 50 }),
+  TRACKING_MACHINE_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 2 }),
+  // Empty: POST /api/v2/bounces/inbound answers 404. Otherwise a secret of 16 characters or more.
+  BOUNCE_INBOUND_TOKEN: Type.String({ default: '', pattern: '^(|[\\x21-\\x7e]{16,512})$' }),
+  BOUNCE_MAX_SIZE: Type.Integer({ minimum: 1024, maximum: 209_715_200, default: 10_485_760 }),
+  BOUNCE_MAILBOX_URL: Type.String({ default: '', pattern: '^(|imaps?://[^\\s]+)$' }),
+  BOUNCE_POLL_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
+  BOUNCE_MAILBOX_PROCESSED: Type.String({ minLength: 1, maxLength: 200, default: 'Processed' }),
+  BOUNCE_UNCONFIRM_THRESHOLD: Type.Integer({ minimum: 0, maximum: 1000, default: 3 }),
+  BOUNCE_BLACKLIST_THRESHOLD: Type.Integer({ minimum: 0, maximum: 1000, default: 5 }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -62,10 +86,72 @@ export interface Config {
   /** Where the password-reset mail points; the token is appended. */
   readonly passwordResetUrl: string;
   readonly sendWorker: boolean;
+  /** The campaign sender's knobs (SEND_*); see sending/worker.ts. */
+  readonly sending: SendingConfig;
   /** Largest campaign attachment in bytes (larger → 413). */
   readonly attachmentMaxSize: number;
   /** How long a template's `check_external_images` waits for each image's HEAD answer. */
   readonly imageCheckTimeoutMs: number;
+  /** Forward to a friend (reference §5.17). */
+  readonly forward: ForwardConfig;
+  /** Open and click recording (tracking/event-buffer.ts). */
+  readonly tracking: TrackingConfig;
+  /** Bounce processing (messaging/bounce-processing.ts, bounce-mailbox.ts, bounce-inbound.routes.ts). */
+  readonly bounces: BounceConfig;
+}
+
+export interface BounceConfig {
+  /** Secret of POST /bounces/inbound; empty: the endpoint answers 404. */
+  readonly inboundToken: string;
+  /** Largest bounce message in bytes, over HTTP (larger → 413) and read from the mailbox. */
+  readonly maxSize: number;
+  /** `imap://user:pass@host:port/INBOX` or `imaps://…`; empty: no mailbox is read. */
+  readonly mailboxUrl: string;
+  readonly pollSeconds: number;
+  /** Folder processed messages are moved to (created if missing). */
+  readonly processedFolder: string;
+  /** Consecutive bounces that unconfirm a subscriber (0: never). */
+  readonly unconfirmThreshold: number;
+  /** Consecutive bounces that blacklist a subscriber's address (0: never). */
+  readonly blacklistThreshold: number;
+}
+
+export interface ForwardConfig {
+  /** Distinct recipients per request (phpList's FORWARD_EMAIL_COUNT). */
+  readonly emailCount: number;
+  /** The personal note may have twice this many characters; 0: unlimited (phpList's FORWARD_PERSONAL_NOTE_SIZE). */
+  readonly personalNoteSize: number;
+  /** Forwarded copies per subscriber in 24 hours. */
+  readonly rateLimit: number;
+}
+
+export interface TrackingConfig {
+  /** How often buffered opens and clicks are written, in milliseconds: what a crash can lose at most. */
+  readonly flushMs: number;
+  /** Opens and clicks this many seconds or less after the delivery was sent are a machine's (scanners, prefetch). */
+  readonly machineSeconds: number;
+}
+
+export interface SendingConfig {
+  /** Deliveries claimed per batch. */
+  readonly batchSize: number;
+  /** Messages in flight per worker process. */
+  readonly concurrency: number;
+  /** How long a claimed batch belongs to its worker before others may take it back. */
+  readonly leaseSeconds: number;
+  /** Attempts of a temporarily failing delivery before it is marked failed. */
+  readonly maxAttempts: number;
+  /** Wait before the first retry in seconds; doubles with each attempt. */
+  readonly retryDelaySeconds: number;
+  /** Consecutive failures that suspend a campaign (0: never). */
+  readonly failurePause: number;
+  /** Messages per second, all workers together (0: unlimited). */
+  readonly rate: number;
+  /** Messages per recipient domain per `domainWindowSeconds`, all workers together (0: unlimited). */
+  readonly domainRate: number;
+  readonly domainWindowSeconds: number;
+  /** How often an idle worker looks for due work. */
+  readonly pollMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -114,8 +200,35 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     loginFailureWindow: converted.LOGIN_FAILURE_WINDOW,
     passwordResetUrl: converted.PASSWORD_RESET_URL || `${publicUrl}/password-reset?token=`,
     sendWorker: converted.SEND_WORKER === 'on',
+    sending: Object.freeze({
+      batchSize: converted.SEND_BATCH_SIZE,
+      concurrency: converted.SEND_CONCURRENCY,
+      leaseSeconds: converted.SEND_LEASE_SECONDS,
+      maxAttempts: converted.SEND_MAX_ATTEMPTS,
+      retryDelaySeconds: converted.SEND_RETRY_DELAY,
+      failurePause: converted.SEND_FAILURE_PAUSE,
+      rate: converted.SEND_RATE,
+      domainRate: converted.SEND_DOMAIN_RATE,
+      domainWindowSeconds: converted.SEND_DOMAIN_WINDOW,
+      pollMs: converted.SEND_POLL_MS,
+    }),
     attachmentMaxSize: converted.ATTACHMENT_MAX_SIZE,
     imageCheckTimeoutMs: converted.IMAGE_CHECK_TIMEOUT_MS,
+    forward: Object.freeze({
+      emailCount: converted.FORWARD_EMAIL_COUNT,
+      personalNoteSize: converted.FORWARD_PERSONAL_NOTE_SIZE,
+      rateLimit: converted.FORWARD_RATE_LIMIT,
+    }),
+    tracking: Object.freeze({ flushMs: converted.TRACKING_FLUSH_MS, machineSeconds: converted.TRACKING_MACHINE_SECONDS }),
+    bounces: Object.freeze({
+      inboundToken: converted.BOUNCE_INBOUND_TOKEN,
+      maxSize: converted.BOUNCE_MAX_SIZE,
+      mailboxUrl: converted.BOUNCE_MAILBOX_URL,
+      pollSeconds: converted.BOUNCE_POLL_SECONDS,
+      processedFolder: converted.BOUNCE_MAILBOX_PROCESSED,
+      unconfirmThreshold: converted.BOUNCE_UNCONFIRM_THRESHOLD,
+      blacklistThreshold: converted.BOUNCE_BLACKLIST_THRESHOLD,
+    }),
     ...overrides,
   });
 }

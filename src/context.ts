@@ -2,6 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
 import type { Mailer } from './mail/mailer.js';
+import type { Transport } from './sending/transport.js';
+import type { EventBuffer } from './tracking/event-buffer.js';
 
 /** What services need from the running application. Built once in buildApp and passed explicitly. */
 export interface AppContext {
@@ -9,9 +11,13 @@ export interface AppContext {
   readonly database: Database;
   readonly db: Db;
   readonly mailer: Mailer;
+  /** Campaign mail: finished messages to SMTP (round-robin over SMTP_URL's servers) or the outbox. */
+  readonly transport: Transport;
   readonly log: FastifyBaseLogger;
   /** Installation secrets from the database (see db/schema/system.ts). */
   readonly secrets: { readonly linkToken: string };
+  /** Opens and clicks on their way to the database (tracking/event-buffer.ts); `flush()` writes them now. */
+  readonly events: EventBuffer;
 }
 
 declare module 'fastify' {

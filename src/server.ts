@@ -1,6 +1,8 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { ensureFirstAdministrator } from './identity/bootstrap.js';
+import { startWorker, type SendWorker } from './sending/worker.js';
+import { startBounceMailbox, type BounceMailbox } from './messaging/bounce-mailbox.js';
 
 /** The process: configuration, the app, listening, and a graceful close on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -18,6 +20,8 @@ async function main(): Promise<void> {
   const app = await buildApp({ config });
   const bootstrap = await ensureFirstAdministrator(app.ctx);
 
+  let worker: SendWorker | null = null;
+  let bounceMailbox: BounceMailbox | null = null;
   let closing = false;
   const close = async (signal: string) => {
     if (closing) return;
@@ -28,6 +32,10 @@ async function main(): Promise<void> {
       process.exit(1);
     }, 20_000);
     timer.unref();
+    // The sender first: it finishes the mails in flight and hands unsent claimed records back while the
+    // database is still open.
+    await worker?.stop();
+    await bounceMailbox?.stop();
     await app.close();
     process.exit(0);
   };
@@ -38,6 +46,9 @@ async function main(): Promise<void> {
   // The bound port, not the configured one: PORT=0 asks the system for a free port.
   const bound = app.server.address();
   const port = bound && typeof bound === 'object' ? bound.port : config.port;
+  if (config.sendWorker) worker = startWorker(app.ctx);
+  // The bounce mailbox is read by the processes that send (BOUNCE_MAILBOX_URL set), not by API-only ones.
+  if (config.sendWorker) bounceMailbox = startBounceMailbox(app.ctx);
   const where = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
   const storage = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
   process.stdout.write(`\nMailroom is listening on ${where} (storage: ${storage}, mail: ${app.ctx.mailer.kind}).\n`);

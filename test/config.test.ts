@@ -31,8 +31,31 @@ describe('loadConfig', () => {
       loginFailureWindow: 900,
       passwordResetUrl: 'http://localhost:8080/password-reset?token=',
       sendWorker: true,
+      sending: {
+        batchSize: 200,
+        concurrency: 64,
+        leaseSeconds: 120,
+        maxAttempts: 5,
+        retryDelaySeconds: 60,
+        failurePause: 20,
+        rate: 0,
+        domainRate: 0,
+        domainWindowSeconds: 60,
+        pollMs: 500,
+      },
       attachmentMaxSize: 26_214_400,
       imageCheckTimeoutMs: 5000,
+      forward: { emailCount: 1, personalNoteSize: 0, rateLimit: 5 },
+      tracking: { flushMs: 50, machineSeconds: 2 },
+      bounces: {
+        inboundToken: '',
+        maxSize: 10_485_760,
+        mailboxUrl: '',
+        pollSeconds: 60,
+        processedFolder: 'Processed',
+        unconfirmThreshold: 3,
+        blacklistThreshold: 5,
+      },
     });
   });
 

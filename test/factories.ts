@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../src/db/client.js';
-import { administrators, bounces, campaigns, deliveries, lists, sessions, subscribers, subscriptions } from '../src/db/schema/index.js';
+import { administrators, bounces, campaigns, deliveries, links, lists, sessions, subscribers, subscriptions } from '../src/db/schema/index.js';
 import { privilegeColumns } from '../src/identity/administrator.repository.js';
 import type { Privilege } from '../src/identity/administrator.schemas.js';
 import { hashPassword } from '../src/identity/password.js';
@@ -104,5 +104,11 @@ export async function createDelivery(
 /** A received bounce, linked to nothing unless told. */
 export async function createBounce(db: Db, values: Partial<typeof bounces.$inferInsert> = {}) {
   const [row] = await db.insert(bounces).values(values).returning();
+  return row!;
+}
+
+/** A tracked link of a campaign, as compose stores them. */
+export async function createLink(db: Db, campaignId: number, url: string) {
+  const [row] = await db.insert(links).values({ campaignId, url }).returning();
   return row!;
 }

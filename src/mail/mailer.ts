@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
+import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import type { Config } from '../config.js';
 
 export type MailMessage = Mail.Options;
@@ -20,13 +21,18 @@ export interface Mailer {
   close(): Promise<void>;
 }
 
-export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir'>): Mailer {
-  return config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : outboxMailer(config.dataDir, config.mailFrom);
+/** SMTP_URL may name several servers, comma-separated (campaign mail is spread over them: sending/transport.ts). */
+export function smtpUrls(value: string): string[] {
+  return value
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
 }
 
-function smtpMailer(url: string, from: string): Mailer {
+/** nodemailer's pooled SMTP options for one `smtp://` or `smtps://` URL (`?tls=off`, `?pool=N`). */
+export function smtpPoolOptions(url: string): SMTPPool.Options {
   const parsed = new URL(url);
-  const transport = nodemailer.createTransport({
+  return {
     host: parsed.hostname,
     port: Number(parsed.port) || (parsed.protocol === 'smtps:' ? 465 : 587),
     secure: parsed.protocol === 'smtps:',
@@ -38,7 +44,17 @@ function smtpMailer(url: string, from: string): Mailer {
     pool: true,
     maxConnections: Number(parsed.searchParams.get('pool') ?? 5),
     maxMessages: Infinity,
-  });
+  };
+}
+
+/** System mail (confirmations, password resets) goes to the first server SMTP_URL names. */
+export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir'>): Mailer {
+  const [first] = smtpUrls(config.smtpUrl);
+  return first ? smtpMailer(first, config.mailFrom) : outboxMailer(config.dataDir, config.mailFrom);
+}
+
+function smtpMailer(url: string, from: string): Mailer {
+  const transport = nodemailer.createTransport(smtpPoolOptions(url));
   return {
     kind: 'smtp',
     async send(message) {

@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { invalidateBounceRules } from './bounce-processing.js';
 import { BounceRulePatternError, compileBounceRule } from './bounce-rule.pattern.js';
 import * as repo from './bounce-rule.repository.js';
 import type { BounceRegex, BounceRegexBody } from './bounce-rule.schemas.js';
@@ -25,7 +26,9 @@ export async function createRule(ctx: AppContext, body: BounceRegexBody, callerI
   checkPattern(body.regex);
   const values = repo.ruleColumns(body);
   if (await repo.hashTaken(ctx.db, values.regexHash)) throw new ConflictError(REGEX_TAKEN);
-  return repo.toBounceRegex(await uniquely(() => repo.insertRule(ctx.db, { ...values, adminId: callerId })));
+  const row = await uniquely(() => repo.insertRule(ctx.db, { ...values, adminId: callerId }));
+  invalidateBounceRules();
+  return repo.toBounceRegex(row);
 }
 
 /** Replaces every field; the creator (`admin_id`) and the match count stay. */
@@ -36,11 +39,13 @@ export async function updateRule(ctx: AppContext, id: number, body: BounceRegexB
   if (await repo.hashTaken(ctx.db, values.regexHash, id)) throw new ConflictError(REGEX_TAKEN);
   const row = await uniquely(() => repo.updateRule(ctx.db, id, values));
   if (!row) throw new NotFoundError(RULE_NOT_FOUND);
+  invalidateBounceRules();
   return repo.toBounceRegex(row);
 }
 
 export async function deleteRule(ctx: AppContext, id: number): Promise<void> {
   if (!(await repo.deleteRule(ctx.db, id))) throw new NotFoundError(RULE_NOT_FOUND);
+  invalidateBounceRules();
 }
 
 /** The pattern must compile to a safe JavaScript RegExp (422 at `regex` saying why not). */

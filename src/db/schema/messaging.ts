@@ -203,5 +203,19 @@ export const bounces = pgTable(
     index('bounces_subscriber_id_idx').on(t.subscriberId, t.id),
     index('bounces_status_idx').on(t.status, t.id),
     uniqueIndex('bounces_message_id_key').on(t.messageId),
+    // The consecutive-bounce rule asks, for a subscriber's latest deliveries, which of them bounced.
+    index('bounces_delivery_id_idx').on(t.deliveryId).where(sql`${t.deliveryId} is not null`),
   ],
 );
+
+/**
+ * Every bounce message ever processed, by its Message-ID (or a digest of its bytes), kept when a bounce rule deletes
+ * the bounce itself: a message read twice (from the mailbox and over HTTP, or after a crash before the mailbox move)
+ * is processed once, so counts and thresholds never see it twice.
+ */
+export const bounceReceipts = pgTable('bounce_receipts', {
+  messageId: text('message_id').primaryKey(),
+  /** The bounce stored for it (no foreign key: the bounce may have been deleted since). */
+  bounceId: bigint('bounce_id', { mode: 'number' }).notNull(),
+  receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+});

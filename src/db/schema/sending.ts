@@ -38,6 +38,8 @@ export const deliveries = pgTable(
     sentAt: timestamp('sent_at', { withTimezone: true }),
     firstOpenedAt: timestamp('first_opened_at', { withTimezone: true }),
     firstClickedAt: timestamp('first_clicked_at', { withTimezone: true }),
+    /** The first open judged a person's (tracking/machine-detection.ts); unique human opens count these. */
+    firstHumanOpenedAt: timestamp('first_human_opened_at', { withTimezone: true }),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -46,6 +48,8 @@ export const deliveries = pgTable(
     index('deliveries_campaign_status_id_idx').on(t.campaignId, t.status, t.id),
     // A subscriber's deliveries, newest first (consecutive-bounce rule, attachment access, forwards).
     index('deliveries_subscriber_id_idx').on(t.subscriberId, t.id),
+    // Bounce processing matches a returned mail's Message-ID to its delivery.
+    index('deliveries_message_id_idx').on(t.messageId).where(sql`${t.messageId} is not null`),
   ],
 );
 
@@ -96,3 +100,18 @@ export const forwards = pgTable(
     index('forwards_campaign_email_idx').on(t.campaignId, sql`lower(${t.email})`),
   ],
 );
+
+/**
+ * The sender's own per-campaign state, shared by every worker: the run of consecutive failed deliveries (a long
+ * run suspends the campaign instead of burning through the list) and why the sender last suspended it.
+ */
+export const campaignSendStates = pgTable('campaign_send_states', {
+  campaignId: integer('campaign_id')
+    .primaryKey()
+    .references(() => campaigns.id, { onDelete: 'cascade' }),
+  consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+  /** Set when the sender suspended the campaign; cleared when it is resumed. */
+  pausedReason: text('paused_reason'),
+  pausedAt: timestamp('paused_at', { withTimezone: true }),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});

@@ -1,23 +1,22 @@
-import { bigint, bigserial, boolean, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 import { campaigns } from './messaging.js';
 import { links } from './sending.js';
 import { subscribers } from './subscription.js';
 
 /*
  * The tracking area: opens and clicks as they arrive, and per-campaign counters kept up to date with them so
- * statistics never count event rows on a request.
+ * statistics never count event rows on a request. Opens and clicks are written thousands per statement by the
+ * event buffer's flush; their references are kept by statement-level triggers (routines/030_tracking_events.sql)
+ * rather than foreign keys, which would check and lock every row on its own.
  */
 
 export const opens = pgTable(
   'opens',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    campaignId: integer('campaign_id')
-      .notNull()
-      .references(() => campaigns.id, { onDelete: 'cascade' }),
-    subscriberId: integer('subscriber_id')
-      .notNull()
-      .references(() => subscribers.id, { onDelete: 'cascade' }),
+    // Parents checked and cascaded per statement, not per row (routines/030_tracking_events.sql).
+    campaignId: integer('campaign_id').notNull(),
+    subscriberId: integer('subscriber_id').notNull(),
     openedAt: timestamp('opened_at', { withTimezone: true }).notNull().defaultNow(),
     ip: text('ip'),
     userAgent: text('user_agent'),
@@ -33,15 +32,10 @@ export const clicks = pgTable(
   'clicks',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    linkId: integer('link_id')
-      .notNull()
-      .references(() => links.id, { onDelete: 'cascade' }),
-    campaignId: integer('campaign_id')
-      .notNull()
-      .references(() => campaigns.id, { onDelete: 'cascade' }),
-    subscriberId: integer('subscriber_id')
-      .notNull()
-      .references(() => subscribers.id, { onDelete: 'cascade' }),
+    // Parents checked and cascaded per statement, not per row (routines/030_tracking_events.sql).
+    linkId: integer('link_id').notNull(),
+    campaignId: integer('campaign_id').notNull(),
+    subscriberId: integer('subscriber_id').notNull(),
     clickedAt: timestamp('clicked_at', { withTimezone: true }).notNull().defaultNow(),
     ip: text('ip'),
     userAgent: text('user_agent'),
@@ -49,7 +43,12 @@ export const clicks = pgTable(
     machine: boolean('machine').notNull().default(false),
     machineReason: text('machine_reason'),
   },
-  (t) => [index('clicks_campaign_id_idx').on(t.campaignId, t.clickedAt), index('clicks_subscriber_id_idx').on(t.subscriberId)],
+  (t) => [
+    index('clicks_campaign_id_idx').on(t.campaignId, t.clickedAt),
+    index('clicks_subscriber_id_idx').on(t.subscriberId),
+    // The cascade when a link goes (routines/030_tracking_events.sql).
+    index('clicks_link_id_idx').on(t.linkId),
+  ],
 );
 
 /**
@@ -75,3 +74,41 @@ export const campaignCounters = pgTable('campaign_counters', {
   forwards: bigint('forwards', { mode: 'number' }).notNull().default(0),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * Opens and clicks per campaign and hour (UTC), added to by each flush of the event buffer, so the per-hour series of
+ * a campaign's statistics and the dashboard's daily figures read a few rows instead of grouping millions of events.
+ */
+export const campaignHourlyEvents = pgTable(
+  'campaign_hourly_events',
+  {
+    campaignId: integer('campaign_id')
+      .notNull()
+      .references(() => campaigns.id, { onDelete: 'cascade' }),
+    hour: timestamp('hour', { withTimezone: true }).notNull(),
+    opens: bigint('opens', { mode: 'number' }).notNull().default(0),
+    humanOpens: bigint('human_opens', { mode: 'number' }).notNull().default(0),
+    clicks: bigint('clicks', { mode: 'number' }).notNull().default(0),
+    humanClicks: bigint('human_clicks', { mode: 'number' }).notNull().default(0),
+  },
+  // The dashboard reads the last days across all campaigns.
+  (t) => [primaryKey({ columns: [t.campaignId, t.hour] }), index('campaign_hourly_events_hour_idx').on(t.hour)],
+);
+
+/**
+ * Who clicked which link, once per pair: inserting with ON CONFLICT DO NOTHING tells a link's first click by a
+ * subscriber from the others exactly, even when several processes flush clicks at once (links.unique_clicks).
+ */
+export const linkClickers = pgTable(
+  'link_clickers',
+  {
+    linkId: integer('link_id')
+      .notNull()
+      .references(() => links.id, { onDelete: 'cascade' }),
+    subscriberId: integer('subscriber_id')
+      .notNull()
+      .references(() => subscribers.id, { onDelete: 'cascade' }),
+    firstClickedAt: timestamp('first_clicked_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.linkId, t.subscriberId] }), index('link_clickers_subscriber_id_idx').on(t.subscriberId)],
+);

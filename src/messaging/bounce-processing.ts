@@ -1,0 +1,260 @@
+import type { AppContext } from '../context.js';
+import type { Executor } from '../db/client.js';
+import { compileBounceRule, matchesBounceRule } from './bounce-rule.pattern.js';
+import * as repo from './bounce-processing.repository.js';
+import { readBounce, type BounceKind, type BounceReport } from './dsn.js';
+
+/*
+ * Bounce processing (issue 6): a bounce message, from the mailbox or POST /bounces/inbound, is read (dsn.ts),
+ * matched to what was sent, stored once, and acted on, atomically (one statement: repo.recordBounce):
+ *
+ * 1. the first active bounce rule (list_order, id) whose pattern matches the bounce text applies its action
+ *    (reference §5.16) and counts the match;
+ * 2. unless that rule declared the message no bounce (`deletebounce`, `decreasecountconfirmuseranddeletebounce`), a
+ *    failure that is not a complaint counts as a bounce of the subscriber and of the campaign, and
+ *    - a hard bounce (5.x.x) or a complaint blacklists the address at once;
+ *    - otherwise the consecutive-bounce thresholds apply: BOUNCE_BLACKLIST_THRESHOLD blacklists,
+ *      BOUNCE_UNCONFIRM_THRESHOLD unconfirms;
+ * 3. the subscriber's history says what happened and why.
+ *
+ * A report that is not a failure (a "delivered" DSN) is stored and nothing else happens.
+ */
+
+export type MatchedBy = 'delivery' | 'campaign_subscriber' | 'message_id' | 'recipient';
+
+export interface BounceAction {
+  readonly action: 'counted' | 'blacklisted' | 'unconfirmed' | 'confirmed' | 'subscriber_deleted' | 'bounce_deleted';
+  readonly reason: string;
+}
+
+export interface BounceOutcome {
+  /** The bounce's id (gone from the table when a rule deleted it: see the `bounce_deleted` action). */
+  readonly id: number;
+  readonly status: string;
+  readonly kind: BounceKind | null;
+  readonly campaignId: number | null;
+  readonly subscriberId: number | null;
+  readonly matchedBy: MatchedBy | null;
+  readonly ruleId: number | null;
+  readonly duplicate: boolean;
+  readonly actions: readonly BounceAction[];
+}
+
+export type BounceSource = 'http' | 'mailbox';
+
+interface Match {
+  readonly by: MatchedBy | null;
+  readonly campaignId: number | null;
+  readonly subscriberId: number | null;
+  readonly deliveryId: number | null;
+}
+
+export interface ActiveRule {
+  readonly id: number;
+  readonly action: string;
+  readonly pattern: RegExp | null;
+}
+
+/**
+ * The active rules are read at most every RULES_TTL_MS per process (each bounce would otherwise read them), and at
+ * once after this process changed a rule (bounce-rule.service calls invalidateBounceRules); another process's
+ * change applies within that time.
+ */
+const RULES_TTL_MS = 2000;
+/** Per database (tests run several in one process). */
+let rulesCache = new WeakMap<Executor, { at: number; rules: Promise<ActiveRule[]> }>();
+const compiled = new Map<string, RegExp | null>();
+
+export function invalidateBounceRules(): void {
+  rulesCache = new WeakMap();
+}
+
+/** The active rules in the order they apply, compiled (a pattern stored before the checks existed never matches). */
+export function loadActiveRules(db: Executor): Promise<ActiveRule[]> {
+  const cached = rulesCache.get(db);
+  if (cached && Date.now() - cached.at < RULES_TTL_MS) return cached.rules;
+  const rules = repo.activeRules(db).then((rows) => rows.map((r) => ({ id: r.id, action: r.action, pattern: compile(r.regex) })));
+  rulesCache.set(db, { at: Date.now(), rules });
+  rules.catch(() => rulesCache.delete(db));
+  return rules;
+}
+
+function compile(regex: string): RegExp | null {
+  if (!compiled.has(regex)) {
+    if (compiled.size > 1000) compiled.clear();
+    try {
+      compiled.set(regex, compileBounceRule(regex));
+    } catch {
+      compiled.set(regex, null);
+    }
+  }
+  return compiled.get(regex) ?? null;
+}
+
+/**
+ * Processes one raw bounce message. Throws MessageFormatError (dsn.ts) when the bytes are not an e-mail.
+ * `rules`: the active rules, when the caller processes a batch with one set.
+ */
+export async function processBounce(
+  ctx: AppContext,
+  raw: Buffer,
+  source: BounceSource,
+  rules?: readonly ActiveRule[],
+): Promise<BounceOutcome> {
+  const report = readBounce(raw);
+  const [match, active] = await Promise.all([findMatch(ctx.db, report), rules ?? loadActiveRules(ctx.db)]);
+  // A "delivered" report is no failure: nothing to match rules against.
+  const rule = report.kind === null ? null : (active.find((r) => r.pattern && matchesBounceRule(r.pattern, report.text)) ?? null);
+  return record(ctx, report, match, rule, source);
+}
+
+/** Matches in order of certainty: delivery id (if the other headers agree), campaign + subscriber, Message-ID, address. */
+async function findMatch(db: Executor, report: BounceReport): Promise<Match> {
+  const r = report.returned;
+  if (r.deliveryId !== null) {
+    const d = await repo.deliveryById(db, r.deliveryId);
+    if (d && (r.campaignId === null || r.campaignId === d.campaignId) && (r.subscriberUid === null || r.subscriberUid === d.uid)) {
+      return { by: 'delivery', deliveryId: d.deliveryId, campaignId: d.campaignId, subscriberId: d.subscriberId };
+    }
+  }
+  if (r.campaignId !== null && r.subscriberUid !== null) {
+    const d = await repo.byCampaignAndUid(db, r.campaignId, r.subscriberUid);
+    if (d) return { by: 'campaign_subscriber', ...d };
+  }
+  if (r.messageId !== null) {
+    const d = await repo.deliveryByMessageId(db, r.messageId);
+    if (d) return { by: 'message_id', ...d };
+  }
+  if (report.recipient !== null) {
+    const subscriberId = await repo.subscriberByEmail(db, report.recipient);
+    if (subscriberId !== undefined) return { by: 'recipient', deliveryId: null, campaignId: null, subscriberId };
+  }
+  return { by: null, deliveryId: null, campaignId: null, subscriberId: null };
+}
+
+function statusOf(report: BounceReport, match: Match): string {
+  if (match.subscriberId === null) return 'unidentified';
+  if (report.kind === 'complaint') return 'complaint';
+  return match.campaignId === null ? 'bounced subscriber' : 'bounced list message';
+}
+
+/** What the bounce was: a short label (`Hard bounce 5.1.1`) and the same with the server's diagnostic. */
+function describe(report: BounceReport): { label: string; description: string } {
+  const code = report.status ? ` ${report.status}` : '';
+  const why = report.diagnostic ? `: ${report.diagnostic}` : '';
+  switch (report.kind) {
+    case 'hard':
+      return { label: `Hard bounce${code}`, description: `Hard bounce${code}${why}` };
+    case 'soft':
+      return { label: `Soft bounce${code}`, description: `Soft bounce${code}${why}` };
+    case 'complaint':
+      return { label: `Complaint (${report.action})`, description: `Complaint (feedback type ${report.action})` };
+    case 'unknown':
+      return { label: 'Bounce without a status code', description: `Bounce without a status code${why}` };
+    default: {
+      const label = `Delivery report (${report.action ?? report.status ?? 'not a failure'})`;
+      return { label, description: `${label}, not a failure` };
+    }
+  }
+}
+
+/** PostgreSQL text cannot hold NUL characters; a bounce may carry them. */
+const strip = (text: string) => text.split('\u0000').join('');
+
+/** What a rule's action (reference §5.16) asks for. */
+function ruleEffects(rule: ActiveRule, subscriberId: number | null, recipient: string | null) {
+  const a = rule.action;
+  const blacklist = a.startsWith('blacklistuser') || a.startsWith('blacklistemail');
+  return {
+    id: rule.id,
+    blacklistSubscriber: blacklist && subscriberId !== null,
+    // `blacklistemail…` also blacklists the failed address when no subscriber has it.
+    blacklistAddress: a.startsWith('blacklistemail') && subscriberId === null ? recipient : null,
+    unconfirm: a.startsWith('unconfirmuser'),
+    confirm: a === 'decreasecountconfirmuseranddeletebounce',
+    deleteSubscriber: a.startsWith('deleteuser') && subscriberId !== null,
+    deleteBounce: a.endsWith('deletebounce') || a === 'deleteuserandbounce',
+    // These two say the message is no bounce (an auto-reply, noise): not counted, nothing automatic.
+    noBounce: a === 'deletebounce' || a === 'decreasecountconfirmuseranddeletebounce',
+  };
+}
+
+async function record(ctx: AppContext, report: BounceReport, match: Match, rule: ActiveRule | null, source: BounceSource): Promise<BounceOutcome> {
+  const status = statusOf(report, match);
+  const { label, description } = describe(report);
+  const campaign = match.campaignId !== null ? `campaign ${match.campaignId}` : 'no campaign';
+  const about = `${label} (${campaign}, bounce {id})`;
+  const effects = rule ? ruleEffects(rule, match.subscriberId, report.recipient) : null;
+  const failure = report.kind !== null;
+  const counted = failure && report.kind !== 'complaint' && !effects?.noBounce;
+  const ruleReason = rule ? `Bounce rule ${rule.id} (${rule.action}) matched ${about}` : '';
+  const thresholdReason = '{n} consecutive bounces, threshold reached';
+  const { unconfirmThreshold, blacklistThreshold } = ctx.config.bounces;
+  const done = await repo.recordBounce(ctx.db, {
+    key: report.key,
+    status,
+    kind: report.kind,
+    comment: description.slice(0, 1000),
+    header: strip(report.header),
+    data: strip(report.text),
+    campaignId: match.campaignId,
+    subscriberId: match.subscriberId,
+    deliveryId: match.deliveryId,
+    counted,
+    immediate: report.kind === 'hard' || report.kind === 'complaint',
+    automatic: failure && !effects?.noBounce && !effects?.deleteSubscriber,
+    unconfirmThreshold,
+    blacklistThreshold,
+    rule: effects,
+    text: {
+      firstSummary: report.kind === 'complaint' ? 'Complaint' : 'Bounce',
+      description: strip(description),
+      suffix: ` (${campaign}, bounce {id})`,
+      about,
+      ruleReason,
+      thresholdReason,
+      systemInfo: `Bounce processing (${source === 'http' ? 'HTTP' : 'mailbox'})`,
+    },
+  });
+  if (!done) return duplicateOf(ctx.db, report, match, status);
+
+  const fill = (text: string) => text.replaceAll('{id}', String(done.bounceId)).replaceAll('{n}', String(done.consecutive));
+  const actions: BounceAction[] = [];
+  if (done.subscriberFound && counted) actions.push({ action: 'counted', reason: `${fill(about)}: bounce count + 1` });
+  if (done.ruleBlacklisted) actions.push({ action: 'blacklisted', reason: fill(ruleReason) });
+  if (done.ruleUnconfirmed) actions.push({ action: 'unconfirmed', reason: fill(ruleReason) });
+  if (done.ruleConfirmed) actions.push({ action: 'confirmed', reason: fill(ruleReason) });
+  if (done.subscriberDeleted) actions.push({ action: 'subscriber_deleted', reason: fill(ruleReason) });
+  const autoReason = fill(report.kind === 'hard' || report.kind === 'complaint' ? about : thresholdReason);
+  if (done.autoBlacklisted) actions.push({ action: 'blacklisted', reason: autoReason });
+  if (done.autoUnconfirmed) actions.push({ action: 'unconfirmed', reason: autoReason });
+  if (effects?.deleteBounce) actions.push({ action: 'bounce_deleted', reason: `Bounce rule ${rule!.id} (${rule!.action})` });
+  return {
+    id: done.bounceId,
+    status,
+    kind: report.kind,
+    campaignId: match.campaignId,
+    subscriberId: match.subscriberId,
+    matchedBy: match.by,
+    ruleId: rule?.id ?? null,
+    duplicate: false,
+    actions,
+  };
+}
+
+async function duplicateOf(db: Executor, report: BounceReport, match: Match, status: string): Promise<BounceOutcome> {
+  const stored = await repo.bounceByKey(db, report.key);
+  const kept = stored?.stored != null;
+  return {
+    // The receipt exists: the conflict that made this a duplicate was on it.
+    id: stored?.id ?? 0,
+    status: kept ? (stored.status ?? status) : status,
+    kind: kept ? (stored.kind as BounceKind | null) : report.kind,
+    campaignId: kept ? stored.campaignId : match.campaignId,
+    subscriberId: kept ? stored.subscriberId : match.subscriberId,
+    matchedBy: match.by,
+    ruleId: null,
+    duplicate: true,
+    actions: [],
+  };
+}

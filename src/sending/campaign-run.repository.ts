@@ -1,0 +1,103 @@
+import { sql } from 'drizzle-orm';
+import { queryRows, type Executor } from '../db/client.js';
+
+/*
+ * The sender's reads and writes around campaigns (not deliveries): what is due, what is being sent, repeat copies,
+ * and the sender's own per-campaign state.
+ */
+
+/** `submitted` campaigns whose embargo has come, oldest embargo first (the (status, embargo) index). */
+export async function dueCampaignIds(db: Executor, limit = 100): Promise<number[]> {
+  const rows = await queryRows<{ id: number }>(
+    db,
+    sql`select id from campaigns where status = 'submitted' and embargo <= now() order by embargo, id limit ${limit}`,
+  );
+  return rows.map((r) => r.id);
+}
+
+export interface ActiveCampaign {
+  readonly id: number;
+  /** Content version: a worker recompiles the campaign when it moves. */
+  readonly updatedAt: number;
+}
+
+/** Campaigns being sent, in the order they started. */
+export async function activeCampaigns(db: Executor): Promise<ActiveCampaign[]> {
+  const rows = await queryRows<{ id: number; updated_at: Date | string }>(
+    db,
+    sql`select id, updated_at from campaigns where status = 'inprocess' order by send_start nulls last, id`,
+  );
+  return rows.map((r) => ({ id: r.id, updatedAt: new Date(r.updated_at).getTime() }));
+}
+
+/** Locks the campaign row for the rest of the transaction (serialises the sender, resend and status changes). */
+export async function lockCampaign(tx: Executor, campaignId: number): Promise<string | null> {
+  const rows = await queryRows<{ status: string }>(tx, sql`select status from campaigns where id = ${campaignId} for update`);
+  return rows[0]?.status ?? null;
+}
+
+/** Starts a new run of failures from zero and forgets why the sender last paused the campaign. */
+export async function resetSendState(tx: Executor, campaignId: number): Promise<void> {
+  await tx.execute(
+    sql`update campaign_send_states set consecutive_failures = 0, paused_reason = null, paused_at = null, updated_at = now()
+        where campaign_id = ${campaignId}`,
+  );
+}
+
+export async function recordPause(tx: Executor, campaignId: number, reason: string): Promise<void> {
+  await tx.execute(
+    sql`insert into campaign_send_states (campaign_id, paused_reason, paused_at) values (${campaignId}, ${reason}, now())
+        on conflict (campaign_id) do update set paused_reason = excluded.paused_reason, paused_at = now(), updated_at = now()`,
+  );
+}
+
+export async function setEmbargo(tx: Executor, campaignId: number, embargo: Date): Promise<void> {
+  await tx.execute(sql`update campaigns set embargo = ${embargo.toISOString()}::timestamptz where id = ${campaignId}`);
+}
+
+/**
+ * The next occurrence of a repeating campaign: a copy of everything (content, format, schedule, options, template,
+ * owner), its list links and its attachments, as a draft with the given embargo. Returns the new campaign's id.
+ */
+export async function insertRepeatCopy(tx: Executor, sourceId: number, uniqueId: string, embargo: Date): Promise<number> {
+  const [row] = await queryRows<{ id: number }>(
+    tx,
+    sql`insert into campaigns (unique_id, owner_id, template_id, subject, body, text_body, footer, send_format,
+          html_formatted, embargo, repeat_interval, repeat_until, requeue_interval, requeue_until, from_field, to_field,
+          reply_to, user_selection, click_track, status)
+        select ${uniqueId}, owner_id, template_id, subject, body, text_body, footer, send_format, html_formatted,
+          ${embargo.toISOString()}::timestamptz, repeat_interval, repeat_until, requeue_interval, requeue_until,
+          from_field, to_field, reply_to, user_selection, click_track, 'draft'
+        from campaigns where id = ${sourceId}
+        returning id`,
+  );
+  const id = row!.id;
+  await tx.execute(
+    sql`insert into list_campaigns (campaign_id, list_id) select ${id}, list_id from list_campaigns where campaign_id = ${sourceId}`,
+  );
+  await tx.execute(
+    sql`insert into attachments (campaign_id, filename, mime_type, size, description, content_hash)
+        select ${id}, filename, mime_type, size, description, content_hash from attachments where campaign_id = ${sourceId}
+        order by id`,
+  );
+  return id;
+}
+
+/** Why the sender last paused the campaign, when it did. */
+export async function pauseReason(db: Executor, campaignId: number): Promise<{ reason: string; at: Date } | null> {
+  const rows = await queryRows<{ paused_reason: string | null; paused_at: Date | string | null }>(
+    db,
+    sql`select paused_reason, paused_at from campaign_send_states where campaign_id = ${campaignId}`,
+  );
+  const row = rows[0];
+  return row?.paused_reason && row.paused_at ? { reason: row.paused_reason, at: new Date(row.paused_at) } : null;
+}
+
+/** The campaign's current run of failures with no success in between, all workers together. */
+export async function consecutiveFailures(db: Executor, campaignId: number): Promise<number> {
+  const rows = await queryRows<{ n: number }>(
+    db,
+    sql`select consecutive_failures as n from campaign_send_states where campaign_id = ${campaignId}`,
+  );
+  return rows[0]?.n ?? 0;
+}

@@ -1,0 +1,115 @@
+import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import type { Executor } from '../db/client.js';
+import { changeStatus, submitProblem } from '../messaging/campaign-status.js';
+import { findCampaign, type CampaignRow } from '../messaging/campaign.repository.js';
+import { ConflictError } from '../shared/errors.js';
+import * as runs from './campaign-run.repository.js';
+import { hasPendingDeliveries } from './delivery.repository.js';
+import { freezeAudience } from './submit.js';
+
+/*
+ * A campaign's way through the sender (reference §7.1): submitted → inprocess when its embargo has come, then sent
+ * when no record is left to send — or back to submitted for a requeue, or suspended by a run of failures. Every move
+ * goes through changeStatus under the campaign's row lock, so several workers agree on it.
+ */
+
+const MINUTE = 60_000;
+
+/** Moves due `submitted` campaigns to `inprocess` (setting send_start the first time). Answers the ids moved. */
+export async function promoteDueCampaigns(ctx: AppContext): Promise<number[]> {
+  const moved: number[] = [];
+  for (const id of await runs.dueCampaignIds(ctx.db)) {
+    const started = await ctx.db.transaction(async (tx) => {
+      if ((await runs.lockCampaign(tx, id)) !== 'submitted') return false; // another worker was first
+      const campaign = (await findCampaign(tx, id))!;
+      if (campaign.embargo.getTime() > Date.now()) return false;
+      await changeStatus(tx, campaign, 'inprocess');
+      // A requeueing campaign re-sends to whoever joined its lists while it waited (see docs/api.md).
+      if (inRequeueWindow(campaign, new Date())) await freezeAudience(tx, id);
+      await runs.resetSendState(tx, id);
+      return true;
+    });
+    if (started) {
+      moved.push(id);
+      ctx.log.info({ campaignId: id }, 'campaign sending started');
+    }
+  }
+  return moved;
+}
+
+function inRequeueWindow(campaign: CampaignRow, now: Date): boolean {
+  return campaign.requeueInterval > 0 && campaign.requeueUntil !== null && campaign.requeueUntil.getTime() > now.getTime();
+}
+
+export type Finish = 'sent' | 'requeued' | null;
+
+/**
+ * When an `inprocess` campaign has no record left to send: back to `submitted` with a later embargo while its requeue
+ * window lasts, otherwise `sent` — and then, for a repeating campaign, its next occurrence is scheduled.
+ */
+export async function finishIfDone(ctx: AppContext, campaignId: number): Promise<Finish> {
+  if (await hasPendingDeliveries(ctx.db, campaignId)) return null;
+  const finish = await ctx.db.transaction(async (tx): Promise<Finish> => {
+    if ((await runs.lockCampaign(tx, campaignId)) !== 'inprocess') return null;
+    // Checked again under the lock: a resend may have added records meanwhile.
+    if (await hasPendingDeliveries(tx, campaignId)) return null;
+    const campaign = (await findCampaign(tx, campaignId))!;
+    const now = new Date();
+    if (inRequeueWindow(campaign, now)) {
+      const next = new Date(Math.max(now.getTime(), campaign.embargo.getTime()) + campaign.requeueInterval * MINUTE);
+      if (next.getTime() <= campaign.requeueUntil!.getTime() && !(await submitProblem(tx, campaign))) {
+        await runs.setEmbargo(tx, campaignId, next);
+        await changeStatus(tx, campaign, 'submitted');
+        return 'requeued';
+      }
+    }
+    await changeStatus(tx, campaign, 'sent');
+    const copyId = await scheduleRepeat(tx, campaign, now);
+    if (copyId !== null) ctx.log.info({ campaignId, nextCampaignId: copyId }, 'repeating campaign: next occurrence scheduled');
+    return 'sent';
+  });
+  if (finish) ctx.log.info({ campaignId, status: finish === 'sent' ? 'sent' : 'submitted' }, `campaign ${finish}`);
+  return finish;
+}
+
+/**
+ * A repeating campaign (repeat_interval > 0, repeat_until in the future) that has been sent gets a copy scheduled at
+ * its embargo + repeat_interval — occurrences already in the past are skipped, not sent late in a burst — as long as
+ * that time is not after repeat_until. The copy is submitted at once, so it waits for its embargo.
+ */
+async function scheduleRepeat(tx: Executor, campaign: CampaignRow, now: Date): Promise<number | null> {
+  if (campaign.repeatInterval <= 0 || !campaign.repeatUntil) return null;
+  const step = campaign.repeatInterval * MINUTE;
+  let next = campaign.embargo.getTime() + step;
+  if (next <= now.getTime()) next += Math.ceil((now.getTime() - next) / step) * step;
+  if (next <= now.getTime()) next += step;
+  if (next > campaign.repeatUntil.getTime()) return null;
+  const id = await runs.insertRepeatCopy(tx, campaign.id, randomBytes(18).toString('hex'), new Date(next));
+  const copy = (await findCampaign(tx, id))!;
+  if (await submitProblem(tx, copy)) return id; // left as a draft; someone can fix and submit it
+  await changeStatus(tx, copy, 'submitted');
+  return id;
+}
+
+/**
+ * Suspends a campaign the sender cannot go on with (a run of failures, content that cannot be prepared), recording
+ * why. Resuming is `PATCH …/status` to `submitted`. Answers false when the campaign had already left the sender.
+ */
+export async function pauseCampaign(ctx: AppContext, campaignId: number, reason: string, logReason: string): Promise<boolean> {
+  const paused = await ctx.db
+    .transaction(async (tx) => {
+      const status = await runs.lockCampaign(tx, campaignId);
+      if (status !== 'inprocess' && status !== 'submitted') return false;
+      await changeStatus(tx, (await findCampaign(tx, campaignId))!, 'suspended');
+      await runs.recordPause(tx, campaignId, reason);
+      return true;
+    })
+    .catch((err: unknown) => {
+      if (err instanceof ConflictError) return false;
+      throw err;
+    });
+  // The log carries no SMTP text (it can quote the recipient's address); the record has it.
+  if (paused) ctx.log.warn({ campaignId, reason: logReason }, 'campaign suspended by the sender');
+  return paused;
+}

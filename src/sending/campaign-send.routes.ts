@@ -1,0 +1,91 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Campaign, CampaignParams } from '../messaging/campaign.schemas.js';
+import { requireCampaign } from '../messaging/campaign.service.js';
+import { rawPathId } from '../plugins/http.js';
+import { Page } from '../shared/pagination.js';
+import { errorResponses } from '../shared/schemas.js';
+import { Delivery, DeliveryListQuery, ResendBody, RetryResult } from './campaign-send.schemas.js';
+import * as service from './campaign-send.service.js';
+
+const tags = ['campaigns'];
+
+/** Sending a campaign and its delivery ledger. Authentication first, then the campaign (specification row 13). */
+export const campaignSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const guard = app.requireAuth('campaigns', 'You are not allowed to manage campaigns.');
+  // The campaign before the body or query is validated (DECISIONS.md order of checks).
+  const campaignExists = async (request: FastifyRequest) => {
+    await requireCampaign(app.ctx, rawPathId(request, 'messageId'));
+  };
+
+  app.post(
+    '/campaigns/:messageId/send',
+    {
+      onRequest: guard,
+      schema: {
+        tags,
+        operationId: 'sendCampaign',
+        summary: 'Send a campaign: submit it and answer at once; workers send it in the background',
+        description:
+          'A draft or suspended campaign becomes `submitted` (its audience is frozen into delivery records) and is sent ' +
+          'from its embargo on; 422 says why a campaign cannot be submitted (no list, empty subject, from field or ' +
+          'body). A campaign already submitted, being sent or sent is answered unchanged.',
+        params: CampaignParams,
+        response: { 200: Campaign, ...errorResponses(403, 404, 409, 422) },
+      },
+    },
+    async (request) => service.sendCampaign(app.ctx, request.params.messageId),
+  );
+
+  app.post(
+    '/campaigns/:messageId/resend',
+    {
+      onRequest: guard,
+      preValidation: campaignExists,
+      schema: {
+        tags,
+        operationId: 'resendCampaign',
+        summary: 'Send a campaign to further lists; subscribers who already have a record of it are skipped',
+        description:
+          'Adds a delivery record for every confirmed, not blacklisted, not disabled member of `list_ids` who has none ' +
+          'yet. A sent campaign that gained records goes back to `submitted`; a campaign never sent answers 409.',
+        params: CampaignParams,
+        body: ResendBody,
+        response: { 200: Campaign, ...errorResponses(403, 404, 409, 422) },
+      },
+    },
+    async (request) => service.resendCampaign(app.ctx, request.params.messageId, request.body.list_ids),
+  );
+
+  app.get(
+    '/campaigns/:messageId/deliveries',
+    {
+      onRequest: guard,
+      preValidation: campaignExists,
+      schema: {
+        tags,
+        operationId: 'listCampaignDeliveries',
+        summary: "A campaign's delivery records, cursor pages by id, optionally one status",
+        querystring: DeliveryListQuery,
+        params: CampaignParams,
+        response: { 200: Page(Delivery), ...errorResponses(403, 404, 422) },
+      },
+    },
+    async (request) => service.listDeliveries(app.ctx, request.params.messageId, request.query),
+  );
+
+  app.post(
+    '/campaigns/:messageId/retry-failed',
+    {
+      onRequest: guard,
+      schema: {
+        tags,
+        operationId: 'retryFailedDeliveries',
+        summary: "Queue a campaign's failed records again (attempts reset); a sent campaign goes back to submitted",
+        params: CampaignParams,
+        response: { 200: RetryResult, ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => service.retryFailed(app.ctx, request.params.messageId),
+  );
+};

@@ -1,0 +1,84 @@
+import type { AppContext } from '../context.js';
+import { changeStatus } from '../messaging/campaign-status.js';
+import { findCampaign } from '../messaging/campaign.repository.js';
+import type { Campaign } from '../messaging/campaign.schemas.js';
+import { CAMPAIGN_NOT_FOUND, getCampaign, requireCampaign } from '../messaging/campaign.service.js';
+import { ConflictError, NotFoundError } from '../shared/errors.js';
+import { toPage, type PageResult } from '../shared/pagination.js';
+import { toAtom } from '../shared/time.js';
+import { lockCampaign } from './campaign-run.repository.js';
+import * as repo from './campaign-send.repository.js';
+import type { Delivery, DeliveryListQuery, DeliveryStatus } from './campaign-send.schemas.js';
+import { requeueFailed } from './delivery.repository.js';
+import { freezeAudience } from './submit.js';
+
+const LIST_NOT_FOUND = 'Subscriber list does not exists.';
+const NOT_SENT_YET = 'The campaign has not been sent: send it first; resend adds lists to a campaign that is sent or being sent.';
+/** Statuses in which the campaign has been handed to the sender at least once. */
+const HANDED_OVER = new Set(['submitted', 'prepared', 'inprocess', 'requeued', 'suspended', 'sent']);
+
+/**
+ * Reference §5.13 send, without waiting: a draft or suspended campaign is submitted (422 saying why when it cannot
+ * be), which freezes its audience; the workers do the rest. A campaign already on its way or sent is answered as
+ * it is (phpList's send is a no-op then, too).
+ */
+export async function sendCampaign(ctx: AppContext, id: number): Promise<Campaign> {
+  await ctx.db.transaction(async (tx) => {
+    const status = await lockCampaign(tx, id);
+    if (status === null) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
+    if (status === 'draft' || status === 'suspended') await changeStatus(tx, (await findCampaign(tx, id))!, 'submitted');
+  });
+  return getCampaign(ctx, id);
+}
+
+/**
+ * Reference §5.13 resend: the confirmed, not blacklisted, not disabled members of `list_ids` get the campaign too;
+ * subscribers who already have a record of it (sent or not) are skipped. A sent campaign that gained records goes
+ * back to `submitted`.
+ */
+export async function resendCampaign(ctx: AppContext, id: number, listIds: readonly number[]): Promise<Campaign> {
+  const wanted = [...new Set(listIds)];
+  const found = await repo.existingListIds(ctx.db, wanted);
+  if (wanted.some((listId) => !found.has(listId))) throw new NotFoundError(LIST_NOT_FOUND);
+  await ctx.db.transaction(async (tx) => {
+    const status = await lockCampaign(tx, id);
+    if (status === null) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
+    if (!HANDED_OVER.has(status)) throw new ConflictError(NOT_SENT_YET);
+    const added = await freezeAudience(tx, id, wanted);
+    if (added > 0) await repo.reopenSentCampaign(tx, id);
+  });
+  return getCampaign(ctx, id);
+}
+
+/** Failed records queued again with their attempts reset; a sent campaign goes back to `submitted` for them. */
+export async function retryFailed(ctx: AppContext, id: number): Promise<{ requeued: number }> {
+  const requeued = await ctx.db.transaction(async (tx) => {
+    if ((await lockCampaign(tx, id)) === null) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
+    const n = await requeueFailed(tx, id);
+    if (n > 0) await repo.reopenSentCampaign(tx, id);
+    return n;
+  });
+  return { requeued };
+}
+
+export async function listDeliveries(ctx: AppContext, id: number, query: DeliveryListQuery): Promise<PageResult<Delivery>> {
+  await requireCampaign(ctx, id);
+  const limit = query.limit ?? 25;
+  const { rows, total } = await repo.listDeliveries(ctx.db, id, query.status, query.after_id ?? 0, limit);
+  const items = rows.map(
+    (r): Delivery => ({
+      id: r.id,
+      subscriber_id: r.subscriberId,
+      email: r.email,
+      status: r.status as DeliveryStatus,
+      attempts: r.attempts,
+      last_response: r.lastResponse,
+      queued_at: toAtom(r.queuedAt),
+      sent_at: toAtom(r.sentAt),
+      updated_at: toAtom(r.updatedAt),
+      // Only a queued record has a next attempt; for the others the column is history, not a plan.
+      next_attempt_at: r.status === 'queued' ? toAtom(r.nextAttemptAt) : null,
+    }),
+  );
+  return toPage(items, total, limit, (d) => d.id);
+}

@@ -1,0 +1,43 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { DateTime } from '../shared/schemas.js';
+
+/*
+ * `GET /api/v2/campaigns/{messageId}/stats`: one campaign in detail (ours; phpList has none). Every figure is read
+ * from counters kept as events arrive (campaign_counters, campaign_hourly_events, links), so the answer costs the
+ * same for ten deliveries as for millions.
+ */
+
+const Count = Type.Integer({ minimum: 0 });
+
+export const CampaignStats = Type.Object({
+  campaign_id: Type.Integer(),
+  deliveries: Type.Object(
+    { queued: Count, sending: Count, sent: Count, failed: Count, skipped: Count },
+    { description: 'Delivery records by status' },
+  ),
+  opens: Type.Object(
+    {
+      total: Type.Integer({ description: 'Every open, repeated ones, machines and opens implied by clicks included' }),
+      unique: Type.Integer({ description: 'Recipients who opened at least once' }),
+      human: Type.Integer({ description: 'Opens judged a person’s' }),
+      unique_human: Type.Integer({ description: 'Recipients with at least one open judged a person’s' }),
+    },
+  ),
+  clicks: Type.Object({
+    total: Count,
+    unique: Type.Integer({ description: 'Recipients who clicked at least once' }),
+    human: Type.Integer({ description: 'Clicks judged a person’s' }),
+  }),
+  bounces: Count,
+  forwards: Count,
+  opens_per_hour: Type.Array(Type.Object({ hour: DateTime, opens: Count, human_opens: Count }), {
+    description: 'Hours (UTC) with opens, oldest first',
+  }),
+  clicks_per_hour: Type.Array(Type.Object({ hour: DateTime, clicks: Count, human_clicks: Count }), {
+    description: 'Hours (UTC) with clicks, oldest first',
+  }),
+  links: Type.Array(Type.Object({ id: Type.Integer(), url: Type.String(), clicks: Count, unique_clicks: Count }), {
+    description: "The campaign's tracked links, by id",
+  }),
+});
+export type CampaignStats = Static<typeof CampaignStats>;

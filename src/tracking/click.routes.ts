@@ -1,0 +1,55 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { LinkTokenParams, LinkTrackQuery, NotFoundPage, RedirectResponse } from './click.schemas.js';
+import { followLink } from './click.service.js';
+import { firstValue, requestDetails } from './request-details.js';
+
+const NOT_FOUND_PAGE = '<!doctype html><title>Link not found</title><h1>This link is not valid.</h1>';
+
+/**
+ * Click tracking (DECISIONS.md): `GET /lt/{token}` at the root — what campaign mail carries — and
+ * `GET /api/v2/link-track?id={token}` — what phpList writes (reference §7.4). Both 302 to the link's URL and record
+ * the click; an unknown token is a 404 page, never a 500. Registered once per prefix: `root` picks the path.
+ */
+export const clickRoutes: FastifyPluginAsyncTypebox<{ root?: boolean }> = async (app, options) => {
+  const follow = async (request: FastifyRequest, reply: FastifyReply, token: string | undefined) => {
+    const url = await followLink(app.ctx, token, requestDetails(request));
+    if (!url) return reply.code(404).type('text/html; charset=utf-8').send(NOT_FOUND_PAGE);
+    // Not cached: every click is to reach us.
+    return reply.code(302).header('cache-control', 'no-store').header('location', url).send();
+  };
+
+  if (options.root === true) {
+    app.get(
+      '/lt/:token',
+      {
+        schema: {
+          tags: ['tracking'],
+          operationId: 'followTrackedLink',
+          summary: 'Follow a click-tracked link of a campaign mail (public)',
+          security: [],
+          params: LinkTokenParams,
+          response: { 302: RedirectResponse, 404: NotFoundPage },
+        },
+      },
+      (request, reply) => follow(request, reply, request.params.token),
+    );
+    return;
+  }
+
+  app.get(
+    '/link-track',
+    {
+      schema: {
+        tags: ['tracking'],
+        operationId: 'followTrackedLinkById',
+        summary: "Follow a click-tracked link, phpList's form (public)",
+        security: [],
+        querystring: LinkTrackQuery,
+        response: { 302: RedirectResponse, 404: NotFoundPage },
+      },
+      validatorCompiler: () => () => true,
+    },
+    (request, reply) => follow(request, reply, firstValue((request.query as Record<string, unknown>).id)),
+  );
+};

@@ -1,0 +1,78 @@
+import type { AppContext } from '../context.js';
+import { findLink, type LinkTarget } from './click.repository.js';
+import { decodeLinkToken } from './link-token.js';
+import { requesterMachineReason } from './machine-detection.js';
+import type { RequestDetails } from './request-details.js';
+
+/*
+ * Click tracking: the signed token names the link and the subscriber (link-token.ts); the link's URL comes from a
+ * small cache, so a campaign's thousands of clicks on its few links cost no query each; the click goes to the event
+ * buffer and the reader is redirected at once.
+ */
+
+const CACHE_SIZE = 10_000;
+/** A link's URL never changes, but a deleted campaign's links should stop redirecting some time. */
+const CACHE_TTL_MS = 5 * 60_000;
+
+class LinkCache {
+  private readonly entries = new Map<number, { target: LinkTarget; expires: number }>();
+
+  get(id: number): LinkTarget | undefined {
+    const entry = this.entries.get(id);
+    if (!entry) return undefined;
+    this.entries.delete(id);
+    if (entry.expires < Date.now()) return undefined;
+    this.entries.set(id, entry); // most recently used last
+    return entry.target;
+  }
+
+  set(id: number, target: LinkTarget): void {
+    if (this.entries.size >= CACHE_SIZE) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(id, { target, expires: Date.now() + CACHE_TTL_MS });
+  }
+}
+
+const caches = new WeakMap<AppContext, LinkCache>();
+
+async function linkTarget(ctx: AppContext, id: number): Promise<LinkTarget | null> {
+  let cache = caches.get(ctx);
+  if (!cache) caches.set(ctx, (cache = new LinkCache()));
+  const cached = cache.get(id);
+  if (cached) return cached;
+  const found = await findLink(ctx.db, id);
+  if (found) cache.set(id, found);
+  return found;
+}
+
+/**
+ * Where a click-tracking token leads, recording the click on the way; null for a malformed or forged token or a
+ * link that no longer exists (the caller answers 404). The URL is made safe to send as a Location header.
+ */
+export async function followLink(ctx: AppContext, token: string | undefined, details: RequestDetails): Promise<string | null> {
+  if (!token) return null;
+  const target = decodeLinkToken(ctx.secrets.linkToken, token);
+  if (!target) return null;
+  const link = await linkTarget(ctx, target.linkId);
+  if (!link) return null;
+  ctx.events.addClick({
+    linkId: target.linkId,
+    campaignId: link.campaignId,
+    subscriberId: target.subscriberId,
+    at: new Date(),
+    ...details,
+    machineReason: requesterMachineReason(details.userAgent, details.ip),
+  });
+  return locationOf(link.url);
+}
+
+/**
+ * A URL as a header value: parsed and re-serialised when it is absolute (non-ASCII percent-encoded, host in
+ * punycode), otherwise every character outside printable ASCII percent-encoded. Node refuses anything else.
+ */
+export function locationOf(url: string): string {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url.replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c));
+  }
+}

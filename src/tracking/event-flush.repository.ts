@@ -1,0 +1,267 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Executor } from '../db/client.js';
+import type { ClickEvent, OpenEvent } from './event-buffer.js';
+import { MachineReason, SCANNER_WINDOW_MS } from './machine-detection.js';
+
+/*
+ * The statements of one flush of the event buffer (event-flush.service.ts runs them in one transaction). Each takes
+ * whole columns as arrays and unnests them: one round trip per table for the whole batch, on PGlite and PostgreSQL.
+ */
+
+const array = (values: readonly unknown[], type: string): SQL => sql`${sql.param(values)}::${sql.raw(type)}[]`;
+const times = (values: readonly Date[]) => array(values.map((d) => d.toISOString()), 'timestamptz');
+
+/** The timing rule of machine-detection.ts, in SQL: at most `seconds` after the delivery was sent. */
+function soonAfterDelivery(at: SQL, seconds: number): SQL {
+  if (seconds <= 0) return sql`null`;
+  // No sent_at yet: the mail is being sent right now (its outcome is recorded after the SMTP answer), so sooner still.
+  return sql`case when (d.sent_at is null and d.status in ('queued', 'sending'))
+                    or ${at} <= d.sent_at + ${seconds}::int * interval '1 second'
+    then ${MachineReason.soonAfterDelivery}::text end`;
+}
+
+export interface MatchedEvent {
+  /** 1-based position of the event in the batch. */
+  ord: number;
+  delivery_id: number | string;
+  subscriber_id: number;
+  machine_reason: string | null;
+  /** The delivery's firsts before this batch, as this statement saw them (updateDeliveryFirsts settles races). */
+  opened: boolean;
+  human_opened: boolean;
+  clicked: boolean;
+}
+
+/**
+ * The delivery record of `campaign` and `subscriber`, with the firsts it has. A LATERAL with LIMIT so that each event
+ * is an index lookup: a join would let the planner hash whole tables for a batch of a few thousand.
+ */
+function deliveryOf(campaign: SQL, subscriber: SQL): SQL {
+  return sql`cross join lateral (
+    select id, sent_at, status, first_opened_at is not null as opened, first_human_opened_at is not null as human_opened,
+           first_clicked_at is not null as clicked
+    from deliveries where campaign_id = ${campaign} and subscriber_id = ${subscriber} limit 1) d`;
+}
+
+/**
+ * Stores the opens whose uid names a subscriber who has a delivery record of the campaign (reference §5.20: no
+ * delivery, nothing recorded), with the requester's verdict or else the timing one, and answers which were stored.
+ */
+export async function insertOpens(tx: Executor, opens: readonly OpenEvent[], machineSeconds: number): Promise<MatchedEvent[]> {
+  return queryRows<MatchedEvent>(
+    tx,
+    sql`with input as (
+          select * from unnest(${array(opens.map((o) => o.uid), 'text')}, ${array(opens.map((o) => o.campaignId), 'integer')},
+            ${times(opens.map((o) => o.at))}, ${array(opens.map((o) => o.ip), 'text')}, ${array(opens.map((o) => o.userAgent), 'text')},
+            ${array(opens.map((o) => o.referer), 'text')}, ${array(opens.map((o) => o.machineReason), 'text')})
+            with ordinality as i(uid, campaign_id, opened_at, ip, user_agent, referer, reason, ord)
+        ), matched as (
+          select i.ord, d.id as delivery_id, i.campaign_id, s.id as subscriber_id, i.opened_at, i.ip, i.user_agent, i.referer,
+            coalesce(i.reason, ${soonAfterDelivery(sql`i.opened_at`, machineSeconds)}) as machine_reason,
+            d.opened, d.human_opened, d.clicked
+          from input i
+          cross join lateral (select id from subscribers where unique_id = i.uid limit 1) s
+          ${deliveryOf(sql`i.campaign_id`, sql`s.id`)}
+        ), stored as (
+          insert into opens (campaign_id, subscriber_id, opened_at, ip, user_agent, referer, machine, machine_reason)
+          select campaign_id, subscriber_id, opened_at, ip, user_agent, referer, machine_reason is not null, machine_reason
+          from matched order by ord
+        )
+        select ord::int as ord, delivery_id, subscriber_id, machine_reason, opened, human_opened, clicked from matched`,
+  );
+}
+
+/**
+ * Stores the clicks of subscribers who have a delivery record of the link's campaign, judged by the requester, the
+ * timing, and — against clicks already stored — the scanner pattern; answers which were stored.
+ */
+export async function insertClicks(tx: Executor, clicks: readonly ClickEvent[], machineSeconds: number): Promise<MatchedEvent[]> {
+  return queryRows<MatchedEvent>(
+    tx,
+    sql`with input as (
+          select * from unnest(${array(clicks.map((c) => c.linkId), 'integer')}, ${array(clicks.map((c) => c.campaignId), 'integer')},
+            ${array(clicks.map((c) => c.subscriberId), 'integer')}, ${times(clicks.map((c) => c.at))},
+            ${array(clicks.map((c) => c.ip), 'text')}, ${array(clicks.map((c) => c.userAgent), 'text')},
+            ${array(clicks.map((c) => c.referer), 'text')}, ${array(clicks.map((c) => c.machineReason), 'text')})
+            with ordinality as i(link_id, campaign_id, subscriber_id, clicked_at, ip, user_agent, referer, reason, ord)
+        ), matched as (
+          select i.ord, d.id as delivery_id, i.link_id, i.campaign_id, i.subscriber_id, i.clicked_at, i.ip, i.user_agent, i.referer,
+            d.opened, d.human_opened, d.clicked,
+            coalesce(i.reason, ${soonAfterDelivery(sql`i.clicked_at`, machineSeconds)},
+              case when exists (
+                select 1 from clicks c
+                where c.subscriber_id = i.subscriber_id and c.campaign_id = i.campaign_id and c.link_id <> i.link_id
+                  and c.clicked_at between i.clicked_at - ${SCANNER_WINDOW_MS}::int * interval '1 millisecond'
+                                       and i.clicked_at + ${SCANNER_WINDOW_MS}::int * interval '1 millisecond'
+              ) then ${MachineReason.linkScanner}::text end) as machine_reason
+          from input i
+          cross join lateral (select 1 from links where id = i.link_id and campaign_id = i.campaign_id limit 1) l
+          ${deliveryOf(sql`i.campaign_id`, sql`i.subscriber_id`)}
+        ), stored as (
+          insert into clicks (link_id, campaign_id, subscriber_id, clicked_at, ip, user_agent, referer, machine, machine_reason)
+          select link_id, campaign_id, subscriber_id, clicked_at, ip, user_agent, referer, machine_reason is not null, machine_reason
+          from matched order by ord
+        )
+        select ord::int as ord, delivery_id, subscriber_id, machine_reason, opened, human_opened, clicked from matched`,
+  );
+}
+
+export interface ImpliedOpen {
+  campaignId: number;
+  subscriberId: number;
+  at: Date;
+  ip: string | null;
+  userAgent: string | null;
+  referer: string | null;
+  machineReason: string | null;
+}
+
+/** Opens that clicks imply (the reader's images were blocked), stored with the click's details. */
+export async function insertImpliedOpens(tx: Executor, rows: readonly ImpliedOpen[]): Promise<void> {
+  await tx.execute(sql`
+    insert into opens (campaign_id, subscriber_id, opened_at, ip, user_agent, referer, machine, machine_reason)
+    select campaign_id, subscriber_id, opened_at, ip, user_agent, referer, reason is not null, reason
+    from unnest(${array(rows.map((r) => r.campaignId), 'integer')}, ${array(rows.map((r) => r.subscriberId), 'integer')},
+      ${times(rows.map((r) => r.at))}, ${array(rows.map((r) => r.ip), 'text')}, ${array(rows.map((r) => r.userAgent), 'text')},
+      ${array(rows.map((r) => r.referer), 'text')}, ${array(rows.map((r) => r.machineReason), 'text')})
+      as t(campaign_id, subscriber_id, opened_at, ip, user_agent, referer, reason)`);
+}
+
+export interface DeliveryFirsts {
+  id: number;
+  firstOpenedAt: Date | null;
+  firstHumanOpenedAt: Date | null;
+  firstClickedAt: Date | null;
+}
+
+export interface NewFirsts {
+  id: number | string;
+  open: boolean;
+  human_open: boolean;
+  click: boolean;
+}
+
+/**
+ * Sets the firsts the batch found where the record has none yet, and answers which this statement set: the unique
+ * counts. Exact when several processes flush at once, without a lock of ours: an UPDATE re-reads a row another
+ * transaction changed before applying `coalesce` and its condition, so only one of them sets each first (a first
+ * equal to the one proposed is taken as ours; only two processes proposing the same millisecond for one record
+ * could both count it). Records in id order, so that concurrent flushes queue rather than deadlock.
+ */
+export async function updateDeliveryFirsts(tx: Executor, rows: readonly DeliveryFirsts[]): Promise<NewFirsts[]> {
+  const sorted = [...rows].sort((a, b) => a.id - b.id);
+  const optionalTimes = (values: (Date | null)[]) => array(values.map((d) => d?.toISOString() ?? null), 'timestamptz');
+  return queryRows<NewFirsts>(
+    tx,
+    sql`update deliveries d set
+          first_opened_at = coalesce(d.first_opened_at, u.first_opened_at),
+          first_human_opened_at = coalesce(d.first_human_opened_at, u.first_human_opened_at),
+          first_clicked_at = coalesce(d.first_clicked_at, u.first_clicked_at)
+        from unnest(${array(sorted.map((r) => r.id), 'bigint')}, ${optionalTimes(sorted.map((r) => r.firstOpenedAt))},
+          ${optionalTimes(sorted.map((r) => r.firstHumanOpenedAt))}, ${optionalTimes(sorted.map((r) => r.firstClickedAt))})
+          as u(id, first_opened_at, first_human_opened_at, first_clicked_at)
+        where d.id = u.id
+          and ((d.first_opened_at is null and u.first_opened_at is not null)
+            or (d.first_human_opened_at is null and u.first_human_opened_at is not null)
+            or (d.first_clicked_at is null and u.first_clicked_at is not null))
+        returning d.id, d.first_opened_at is not distinct from u.first_opened_at and u.first_opened_at is not null as open,
+          d.first_human_opened_at is not distinct from u.first_human_opened_at and u.first_human_opened_at is not null as human_open,
+          d.first_clicked_at is not distinct from u.first_clicked_at and u.first_clicked_at is not null as click`,
+  );
+}
+
+export interface LinkClicker {
+  linkId: number;
+  subscriberId: number;
+  at: Date;
+}
+
+/**
+ * Adds the batch's clicks to each link's `clicks`, and its first clicks by a subscriber (a new link_clickers row:
+ * exact under concurrent flushes) to `unique_clicks`. Links in id order, for the same reason as lockDeliveries.
+ */
+export async function addLinkClicks(
+  tx: Executor,
+  perLink: readonly { linkId: number; clicks: number }[],
+  clickers: readonly LinkClicker[],
+): Promise<void> {
+  await tx.execute(sql`
+    with firsts as (
+      insert into link_clickers (link_id, subscriber_id, first_clicked_at)
+      select * from unnest(${array(clickers.map((c) => c.linkId), 'integer')}, ${array(clickers.map((c) => c.subscriberId), 'integer')},
+        ${times(clickers.map((c) => c.at))})
+      order by 1, 2
+      on conflict do nothing
+      returning link_id
+    ), new_clickers as (
+      select link_id, count(*) as n from firsts group by link_id
+    )
+    update links l set clicks = l.clicks + t.clicks, unique_clicks = l.unique_clicks + coalesce(f.n, 0)
+    from unnest(${array(perLink.map((l) => l.linkId), 'integer')}, ${array(perLink.map((l) => l.clicks), 'integer')}) as t(link_id, clicks)
+    left join new_clickers f on f.link_id = t.link_id
+    where l.id = t.link_id`);
+}
+
+export interface CampaignTally {
+  campaignId: number;
+  opens: number;
+  uniqueOpens: number;
+  humanOpens: number;
+  uniqueHumanOpens: number;
+  clicks: number;
+  uniqueClicks: number;
+  humanClicks: number;
+}
+
+/** Adds the batch's figures to each campaign's counters row (created on first use) and to phpList's `views`. */
+export async function addCampaignTallies(tx: Executor, tallies: readonly CampaignTally[]): Promise<void> {
+  const column = (pick: (t: CampaignTally) => number) => array(tallies.map(pick), 'bigint');
+  const ids = array(tallies.map((t) => t.campaignId), 'integer');
+  await tx.execute(sql`
+    insert into campaign_counters as c
+      (campaign_id, opens, unique_opens, human_opens, unique_human_opens, clicks, unique_clicks, human_clicks)
+    select * from unnest(${ids}, ${column((t) => t.opens)}, ${column((t) => t.uniqueOpens)}, ${column((t) => t.humanOpens)},
+      ${column((t) => t.uniqueHumanOpens)}, ${column((t) => t.clicks)}, ${column((t) => t.uniqueClicks)},
+      ${column((t) => t.humanClicks)})
+    order by 1
+    on conflict (campaign_id) do update set
+      opens = c.opens + excluded.opens,
+      unique_opens = c.unique_opens + excluded.unique_opens,
+      human_opens = c.human_opens + excluded.human_opens,
+      unique_human_opens = c.unique_human_opens + excluded.unique_human_opens,
+      clicks = c.clicks + excluded.clicks,
+      unique_clicks = c.unique_clicks + excluded.unique_clicks,
+      human_clicks = c.human_clicks + excluded.human_clicks,
+      updated_at = now()`);
+  const viewed = tallies.filter((t) => t.opens > 0);
+  if (viewed.length === 0) return;
+  // phpList's message `views`: every open counts (reference §7.4).
+  await tx.execute(sql`
+    update campaigns c set views = c.views + v.n
+    from unnest(${array(viewed.map((t) => t.campaignId), 'integer')}, ${array(viewed.map((t) => t.opens), 'integer')}) as v(id, n)
+    where c.id = v.id`);
+}
+
+export interface HourTally {
+  campaignId: number;
+  hour: Date;
+  opens: number;
+  humanOpens: number;
+  clicks: number;
+  humanClicks: number;
+}
+
+/** Adds the batch's events to the hourly rollup (campaign_hourly_events). */
+export async function addHourlyTallies(tx: Executor, tallies: readonly HourTally[]): Promise<void> {
+  const column = (pick: (t: HourTally) => number) => array(tallies.map(pick), 'bigint');
+  await tx.execute(sql`
+    insert into campaign_hourly_events as h (campaign_id, hour, opens, human_opens, clicks, human_clicks)
+    select * from unnest(${array(tallies.map((t) => t.campaignId), 'integer')}, ${times(tallies.map((t) => t.hour))},
+      ${column((t) => t.opens)}, ${column((t) => t.humanOpens)}, ${column((t) => t.clicks)}, ${column((t) => t.humanClicks)})
+    order by 1, 2
+    on conflict (campaign_id, hour) do update set
+      opens = h.opens + excluded.opens,
+      human_opens = h.human_opens + excluded.human_opens,
+      clicks = h.clicks + excluded.clicks,
+      human_clicks = h.human_clicks + excluded.human_clicks`);
+}

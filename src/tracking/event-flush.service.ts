@@ -1,0 +1,212 @@
+import type { Db } from '../db/client.js';
+import type { ClickEvent, OpenEvent } from './event-buffer.js';
+import * as repo from './event-flush.repository.js';
+
+/*
+ * One flush of the event buffer, in one transaction: store the events that match a delivery record (locking the
+ * record and reading the firsts it already has), then walk each delivery's events in time order to find its new
+ * firsts (first open, first open by a person, first click) and the opens its clicks imply, and add everything to the
+ * counters — per campaign, per hour and per link — in a handful of multi-row statements. Statistics then read
+ * counters, never event rows.
+ */
+
+export interface FlushBatch {
+  readonly opens: readonly OpenEvent[];
+  readonly clicks: readonly ClickEvent[];
+}
+
+export interface FlushResult {
+  readonly storedOpens: number;
+  readonly storedClicks: number;
+  /** Events with an unknown subscriber, campaign or link, or without a delivery record: not recorded. */
+  readonly droppedOpens: number;
+  readonly droppedClicks: number;
+}
+
+interface TimelineEvent {
+  readonly kind: 'open' | 'click';
+  readonly at: Date;
+  readonly campaignId: number;
+  readonly subscriberId: number;
+  readonly machineReason: string | null;
+  readonly source: OpenEvent | ClickEvent;
+}
+
+const HOUR_MS = 3_600_000;
+
+const byOpenKey = (a: OpenEvent, b: OpenEvent) => a.campaignId - b.campaignId || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
+const byClickKey = (a: ClickEvent, b: ClickEvent) => a.campaignId - b.campaignId || a.subscriberId - b.subscriberId;
+
+export async function writeEvents(db: Db, batch: FlushBatch, machineSeconds: number): Promise<FlushResult> {
+  // One order of locking deliveries for every process (repository: lockedDelivery).
+  const openEvents = [...batch.opens].sort(byOpenKey);
+  const clickEvents = [...batch.clicks].sort(byClickKey);
+  return db.transaction(async (tx) => {
+    const opens = openEvents.length > 0 ? await repo.insertOpens(tx, openEvents, machineSeconds) : [];
+    const clicks = clickEvents.length > 0 ? await repo.insertClicks(tx, clickEvents, machineSeconds) : [];
+    const result = {
+      storedOpens: opens.length,
+      storedClicks: clicks.length,
+      droppedOpens: batch.opens.length - opens.length,
+      droppedClicks: batch.clicks.length - clicks.length,
+    };
+    if (opens.length === 0 && clicks.length === 0) return result;
+
+    const timelines = new Map<number, { state: repo.MatchedEvent; events: TimelineEvent[] }>();
+    const addToTimeline = (row: repo.MatchedEvent, event: TimelineEvent) => {
+      const id = Number(row.delivery_id);
+      const timeline = timelines.get(id);
+      if (timeline) timeline.events.push(event);
+      else timelines.set(id, { state: row, events: [event] });
+    };
+    for (const row of opens) {
+      const source = openEvents[row.ord - 1]!;
+      addToTimeline(row, {
+        kind: 'open',
+        at: source.at,
+        campaignId: source.campaignId,
+        subscriberId: row.subscriber_id,
+        machineReason: row.machine_reason,
+        source,
+      });
+    }
+    for (const row of clicks) {
+      const source = clickEvents[row.ord - 1]!;
+      addToTimeline(row, {
+        kind: 'click',
+        at: source.at,
+        campaignId: source.campaignId,
+        subscriberId: source.subscriberId,
+        machineReason: row.machine_reason,
+        source,
+      });
+    }
+
+    const plan = new Plan();
+    for (const [id, { state, events }] of timelines) {
+      plan.walk(id, state, events.sort((a, b) => a.at.getTime() - b.at.getTime()));
+    }
+
+    if (plan.impliedOpens.length > 0) await repo.insertImpliedOpens(tx, plan.impliedOpens);
+    if (plan.firsts.length > 0) plan.countFirsts(await repo.updateDeliveryFirsts(tx, plan.firsts));
+    if (clicks.length > 0) await repo.addLinkClicks(tx, plan.linkTotals(), plan.linkClickers());
+    await repo.addCampaignTallies(tx, [...plan.campaigns.values()]);
+    await repo.addHourlyTallies(tx, [...plan.hours.values()]);
+    return result;
+  });
+}
+
+/** What a batch adds up to; filled by walking each delivery's events in time order. */
+class Plan {
+  readonly campaigns = new Map<number, repo.CampaignTally>();
+  readonly hours = new Map<string, repo.HourTally>();
+  readonly firsts: repo.DeliveryFirsts[] = [];
+  readonly impliedOpens: repo.ImpliedOpen[] = [];
+  private readonly campaignOfDelivery = new Map<number, number>();
+  private readonly links = new Map<number, number>();
+  private readonly clickers = new Map<string, repo.LinkClicker>();
+
+  walk(deliveryId: number, stored: repo.MatchedEvent, timeline: readonly TimelineEvent[]): void {
+    // What the record had when the batch was stored; updateDeliveryFirsts decides which firsts are really new.
+    const state = { opened: stored.opened, humanOpened: stored.human_opened, clicked: stored.clicked };
+    const firsts: repo.DeliveryFirsts = { id: deliveryId, firstOpenedAt: null, firstHumanOpenedAt: null, firstClickedAt: null };
+    const countOpen = (event: TimelineEvent) => {
+      const human = event.machineReason === null;
+      const campaign = this.campaign(event.campaignId);
+      const hour = this.hour(event.campaignId, event.at);
+      campaign.opens++;
+      hour.opens++;
+      if (human) {
+        campaign.humanOpens++;
+        hour.humanOpens++;
+      }
+      if (!state.opened) {
+        state.opened = true;
+        firsts.firstOpenedAt = event.at;
+      }
+      if (human && !state.humanOpened) {
+        state.humanOpened = true;
+        firsts.firstHumanOpenedAt = event.at;
+      }
+    };
+
+    for (const event of timeline) {
+      if (event.kind === 'open') {
+        countOpen(event);
+        continue;
+      }
+      const human = event.machineReason === null;
+      const campaign = this.campaign(event.campaignId);
+      const hour = this.hour(event.campaignId, event.at);
+      campaign.clicks++;
+      hour.clicks++;
+      if (human) {
+        campaign.humanClicks++;
+        hour.humanClicks++;
+      }
+      if (!state.clicked) {
+        state.clicked = true;
+        firsts.firstClickedAt = event.at;
+      }
+      const click = event.source as ClickEvent;
+      this.links.set(click.linkId, (this.links.get(click.linkId) ?? 0) + 1);
+      const pair = `${click.linkId}:${event.subscriberId}`;
+      if (!this.clickers.has(pair)) this.clickers.set(pair, { linkId: click.linkId, subscriberId: event.subscriberId, at: event.at });
+      // A click is an open when none was seen (images blocked), and a person's click is a person's open.
+      if (!state.opened || (human && !state.humanOpened)) {
+        this.impliedOpens.push({
+          campaignId: event.campaignId,
+          subscriberId: event.subscriberId,
+          at: event.at,
+          ip: click.ip,
+          userAgent: click.userAgent,
+          referer: click.referer,
+          machineReason: event.machineReason,
+        });
+        countOpen(event);
+      }
+    }
+    if (firsts.firstOpenedAt || firsts.firstHumanOpenedAt || firsts.firstClickedAt) {
+      this.firsts.push(firsts);
+      this.campaignOfDelivery.set(deliveryId, timeline[0]!.campaignId);
+    }
+  }
+
+  /** The unique figures: the firsts the database took (see repository updateDeliveryFirsts). */
+  countFirsts(taken: readonly repo.NewFirsts[]): void {
+    for (const row of taken) {
+      const campaign = this.campaign(this.campaignOfDelivery.get(Number(row.id))!);
+      if (row.open) campaign.uniqueOpens++;
+      if (row.human_open) campaign.uniqueHumanOpens++;
+      if (row.click) campaign.uniqueClicks++;
+    }
+  }
+
+  linkTotals(): { linkId: number; clicks: number }[] {
+    return [...this.links].map(([linkId, clicks]) => ({ linkId, clicks })).sort((a, b) => a.linkId - b.linkId);
+  }
+
+  linkClickers(): repo.LinkClicker[] {
+    return [...this.clickers.values()];
+  }
+
+  private campaign(campaignId: number): repo.CampaignTally {
+    let tally = this.campaigns.get(campaignId);
+    if (!tally) {
+      tally = { campaignId, opens: 0, uniqueOpens: 0, humanOpens: 0, uniqueHumanOpens: 0, clicks: 0, uniqueClicks: 0, humanClicks: 0 };
+      this.campaigns.set(campaignId, tally);
+    }
+    return tally;
+  }
+
+  private hour(campaignId: number, at: Date): repo.HourTally {
+    const start = Math.floor(at.getTime() / HOUR_MS) * HOUR_MS;
+    const key = `${campaignId}:${start}`;
+    let tally = this.hours.get(key);
+    if (!tally) {
+      tally = { campaignId, hour: new Date(start), opens: 0, humanOpens: 0, clicks: 0, humanClicks: 0 };
+      this.hours.set(key, tally);
+    }
+    return tally;
+  }
+}

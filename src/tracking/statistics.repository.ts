@@ -1,0 +1,180 @@
+import { asc, count, gt, sql } from 'drizzle-orm';
+import { queryRows, type Executor } from '../db/client.js';
+import { campaignCounters, campaigns } from '../db/schema/index.js';
+
+/*
+ * The analytics queries. Campaign figures come from campaign_counters (kept by the sender, bounce processing,
+ * forwards and the tracking flush), so a page of campaigns is one keyset read whatever the number of deliveries.
+ * The audience figures (domains, local parts) group the subscribers in one aggregate statement each: acceptable for
+ * an occasional report, and there is nothing cheaper to read them from.
+ */
+
+export interface CampaignFigures {
+  id: number;
+  subject: string;
+  status: string;
+  sentAt: Date | null;
+  sent: number;
+  bounces: number;
+  forwards: number;
+  opens: number;
+  uniqueOpens: number;
+  uniqueHumanOpens: number;
+  clicks: number;
+  uniqueClicks: number;
+  humanClicks: number;
+}
+
+const figures = {
+  id: campaigns.id,
+  subject: campaigns.subject,
+  status: campaigns.status,
+  sentAt: campaigns.sentAt,
+  sent: sql<number>`coalesce(${campaignCounters.sent}, 0)::float8`,
+  bounces: sql<number>`coalesce(${campaignCounters.bounces}, 0)::float8`,
+  forwards: sql<number>`coalesce(${campaignCounters.forwards}, 0)::float8`,
+  opens: sql<number>`coalesce(${campaignCounters.opens}, 0)::float8`,
+  uniqueOpens: sql<number>`coalesce(${campaignCounters.uniqueOpens}, 0)::float8`,
+  uniqueHumanOpens: sql<number>`coalesce(${campaignCounters.uniqueHumanOpens}, 0)::float8`,
+  clicks: sql<number>`coalesce(${campaignCounters.clicks}, 0)::float8`,
+  uniqueClicks: sql<number>`coalesce(${campaignCounters.uniqueClicks}, 0)::float8`,
+  humanClicks: sql<number>`coalesce(${campaignCounters.humanClicks}, 0)::float8`,
+};
+
+/** A page of every campaign (no owner filter, reference §5.19) by id, with its counters, and the number of campaigns. */
+export async function campaignFiguresPage(
+  db: Executor,
+  afterId: number,
+  limit: number,
+): Promise<{ rows: CampaignFigures[]; total: number }> {
+  const rows = await db
+    .select(figures)
+    .from(campaigns)
+    .leftJoin(campaignCounters, sql`${campaignCounters.campaignId} = ${campaigns.id}`)
+    .where(gt(campaigns.id, afterId))
+    .orderBy(asc(campaigns.id))
+    .limit(limit);
+  const [all] = await db.select({ n: count() }).from(campaigns);
+  return { rows: rows.map((r) => ({ ...r, sentAt: r.sentAt ?? null })), total: all?.n ?? 0 };
+}
+
+/** The most recently sent (or started) campaigns that are not drafts, newest first. */
+export async function recentCampaigns(db: Executor, limit: number): Promise<CampaignFigures[]> {
+  return db
+    .select(figures)
+    .from(campaigns)
+    .leftJoin(campaignCounters, sql`${campaignCounters.campaignId} = ${campaigns.id}`)
+    .where(sql`${campaigns.status} <> 'draft'`)
+    .orderBy(sql`coalesce(${campaigns.sentAt}, ${campaigns.sendStart}, ${campaigns.embargo}) desc`, sql`${campaigns.id} desc`)
+    .limit(limit);
+}
+
+export interface DomainRow {
+  domain: string;
+  subscribers: number;
+}
+
+/** Subscribers per domain (lower-cased part after `@`), domains with at least `minimum`, largest first. */
+export async function topDomains(db: Executor, minimum: number, limit: number): Promise<DomainRow[]> {
+  return queryRows<DomainRow>(
+    db,
+    sql`select lower(split_part(email, '@', 2)) as domain, count(*)::int as subscribers
+        from subscribers where strpos(email, '@') > 0
+        group by 1 having count(*) >= ${minimum}
+        order by 2 desc, 1 limit ${limit}`,
+  );
+}
+
+export interface DomainConfirmationRow {
+  domain: string;
+  confirmed: number;
+  unconfirmed: number;
+  blacklisted: number;
+  total: number;
+}
+
+/** Per domain, each subscriber once: blacklisted, else confirmed, else unconfirmed; most unconfirmed first (§8.5). */
+export async function domainConfirmation(db: Executor, limit: number): Promise<DomainConfirmationRow[]> {
+  return queryRows<DomainConfirmationRow>(
+    db,
+    sql`select lower(split_part(email, '@', 2)) as domain,
+          count(*) filter (where not blacklisted and confirmed)::int as confirmed,
+          count(*) filter (where not blacklisted and not confirmed)::int as unconfirmed,
+          count(*) filter (where blacklisted)::int as blacklisted,
+          count(*)::int as total
+        from subscribers where strpos(email, '@') > 0
+        group by 1 order by 3 desc, 1 limit ${limit}`,
+  );
+}
+
+export interface LocalPartRow {
+  local_part: string;
+  count: number;
+  all_subscribers: number;
+}
+
+/** Subscribers per local part (lower-cased part before `@`), most first, with the number of addresses overall. */
+export async function topLocalParts(db: Executor, limit: number): Promise<LocalPartRow[]> {
+  return queryRows<LocalPartRow>(
+    db,
+    sql`select lower(split_part(email, '@', 1)) as local_part, count(*)::int as count,
+          (sum(count(*)) over ())::float8 as all_subscribers
+        from subscribers where strpos(email, '@') > 0
+        group by 1 order by 2 desc, 1 limit ${limit}`,
+  );
+}
+
+export interface DashboardFigures {
+  subscribers: number;
+  subscribers_new: number;
+  active_campaigns: number;
+  sent_now: number;
+  opened_now: number;
+  bounced_now: number;
+  sent_before: number;
+  opened_before: number;
+  bounced_before: number;
+}
+
+/**
+ * The dashboard's summary in one statement. Subscribers from the trigger-kept count (routines/011) and those created
+ * in the last 30 days; rates over the campaigns sent (or started) in the last 30 days and the 30 days before.
+ */
+export async function dashboardFigures(db: Executor): Promise<DashboardFigures> {
+  const [row] = await queryRows<DashboardFigures>(
+    db,
+    sql`with windowed as (
+          select coalesce(c.sent_at, c.send_start) >= now() - interval '30 days' as recent,
+                 coalesce(k.sent, 0) as sent, coalesce(k.unique_opens, 0) as opened, coalesce(k.bounces, 0) as bounced
+          from campaigns c join campaign_counters k on k.campaign_id = c.id
+          where coalesce(c.sent_at, c.send_start) >= now() - interval '60 days'
+        )
+        select
+          (select coalesce(sum(subscribers), 0) from subscriber_counts)::float8 as subscribers,
+          (select count(*) from subscribers where created_at >= now() - interval '30 days')::float8 as subscribers_new,
+          (select count(*) from campaigns where status in ('submitted', 'prepared', 'inprocess', 'requeued'))::float8
+            as active_campaigns,
+          coalesce(sum(sent) filter (where recent), 0)::float8 as sent_now,
+          coalesce(sum(opened) filter (where recent), 0)::float8 as opened_now,
+          coalesce(sum(bounced) filter (where recent), 0)::float8 as bounced_now,
+          coalesce(sum(sent) filter (where not recent), 0)::float8 as sent_before,
+          coalesce(sum(opened) filter (where not recent), 0)::float8 as opened_before,
+          coalesce(sum(bounced) filter (where not recent), 0)::float8 as bounced_before
+        from windowed`,
+  );
+  return row!;
+}
+
+/** Opens and clicks per UTC day of the last `days` days (today included), from the hourly rollup; quiet days are 0. */
+export async function dailyActivity(db: Executor, days: number): Promise<{ date: string; opens: number; clicks: number }[]> {
+  return queryRows(
+    db,
+    sql`select to_char(d.day, 'YYYY-MM-DD') as date, coalesce(sum(h.opens), 0)::float8 as opens,
+          coalesce(sum(h.clicks), 0)::float8 as clicks
+        from generate_series(date_trunc('day', now() at time zone 'UTC') - (${days - 1}::int * interval '1 day'),
+                             date_trunc('day', now() at time zone 'UTC'), interval '1 day') as d(day)
+        left join campaign_hourly_events h
+          on h.hour >= d.day at time zone 'UTC' and h.hour < (d.day + interval '1 day') at time zone 'UTC'
+        group by d.day order by d.day`,
+  );
+}

@@ -1,0 +1,94 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { MAX_LIMIT } from '../shared/pagination.js';
+import { Nullable } from '../shared/schemas.js';
+
+/*
+ * The analytics endpoints (reference §5.19, shapes §6.20). phpList's keys come first, in its order; ours (human
+ * figures, total views) follow, so phpList clients read what they know and ignore the rest.
+ */
+
+const limit = (fallback: number) =>
+  Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: fallback, description: `Items, 1..100 (default ${fallback})` }));
+
+/** Cursor pages of campaigns (reference §6.20 *Recommended*: next_cursor = last id, total = all campaigns). */
+export const AnalyticsPageQuery = Type.Object({
+  after_id: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Campaigns with an id greater than this' })),
+  limit: limit(20),
+});
+export type AnalyticsPageQuery = Static<typeof AnalyticsPageQuery>;
+
+export const TopDomainsQuery = Type.Object({
+  limit: limit(20),
+  min_subscribers: Type.Optional(Type.Integer({ minimum: 0, default: 5, description: 'Leave out smaller domains' })),
+});
+export type TopDomainsQuery = Static<typeof TopDomainsQuery>;
+
+export const DomainConfirmationQuery = Type.Object({ limit: limit(50) });
+export const LocalPartsQuery = Type.Object({ limit: limit(25) });
+
+const Count = Type.Integer({ minimum: 0 });
+const Percent = Type.Number({ description: 'Percent, one decimal' });
+
+export const CampaignStatistics = Type.Object({
+  campaign_id: Type.Integer(),
+  subject: Type.String(),
+  sent: Type.Integer({ description: 'Delivery records sent' }),
+  bounces: Count,
+  forwards: Count,
+  unique_views: Type.Integer({ description: 'Recipients who opened, at least once (machines included)' }),
+  total_clicks: Count,
+  unique_clicks: Type.Integer({ description: 'Recipients who clicked, at least once' }),
+  date_sent: Nullable(Type.String({ description: '`YYYY-MM-DD HH:MM:SS` (UTC)' })),
+  total_views: Type.Integer({ description: 'Every open, repeated ones and machines included' }),
+  unique_human_views: Type.Integer({ description: 'Recipients with at least one open judged a person’s' }),
+  human_clicks: Type.Integer({ description: 'Clicks judged a person’s' }),
+});
+
+export const ViewOpens = Type.Object({
+  campaign_id: Type.Integer(),
+  subject: Type.String(),
+  sent: Count,
+  unique_views: Count,
+  rate: Type.Number({ description: 'unique_views ÷ sent, percent, one decimal' }),
+  unique_human_views: Count,
+  human_rate: Type.Number({ description: 'unique_human_views ÷ sent, percent, one decimal' }),
+});
+
+export const TopDomains = Type.Object({
+  domains: Type.Array(Type.Object({ domain: Type.String(), subscribers: Count })),
+  total: Type.Integer({ description: 'Domains in this answer' }),
+});
+
+const Share = Type.Object({ count: Count, percentage: Percent });
+export const DomainConfirmation = Type.Object({
+  domains: Type.Array(
+    Type.Object({ domain: Type.String(), confirmed: Share, unconfirmed: Share, blacklisted: Share, total: Share }),
+  ),
+  total: Type.Integer({ description: 'Domains in this answer' }),
+});
+
+export const TopLocalParts = Type.Object({
+  local_parts: Type.Array(Type.Object({ local_part: Type.String(), count: Count, percentage: Percent })),
+  total: Type.Integer({ description: 'Local parts in this answer' }),
+});
+
+const Metric = Type.Object({ value: Type.Number(), change_vs_last_month: Type.Number() });
+export const Dashboard = Type.Object({
+  summary_statistics: Type.Object({
+    total_subscribers: Metric,
+    active_campaigns: Metric,
+    open_rate: Metric,
+    bounce_rate: Metric,
+  }),
+  recent_campaigns: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      status: Nullable(Type.String()),
+      date: Nullable(Type.String({ description: '`YYYY-MM-DD`' })),
+      open_rate: Type.String({ description: 'e.g. `42.50%`' }),
+      click_rate: Type.String({ description: 'e.g. `8.10%`' }),
+    }),
+  ),
+  campaign_performance: Type.Array(Type.Object({ date: Type.String({ description: '`YYYY-MM-DD`' }), opens: Count, clicks: Count })),
+});
+export type Dashboard = Static<typeof Dashboard>;

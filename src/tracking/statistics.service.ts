@@ -1,0 +1,123 @@
+import type { Static } from '@sinclair/typebox';
+import type { AppContext } from '../context.js';
+import { toPage } from '../shared/pagination.js';
+import * as repo from './statistics.repository.js';
+import type {
+  AnalyticsPageQuery,
+  CampaignStatistics,
+  Dashboard,
+  DomainConfirmation,
+  TopDomains,
+  TopDomainsQuery,
+  TopLocalParts,
+  ViewOpens,
+} from './statistics.schemas.js';
+
+/** Reference §8.5: a percentage with one decimal (a whole number prints without one); 0 when there is no base. */
+export function percent(part: number, whole: number): number {
+  return whole > 0 ? Math.round((part / whole) * 1000) / 10 : 0;
+}
+
+/** phpList's analytics date: `YYYY-MM-DD HH:MM:SS`, UTC. */
+function sqlDateTime(date: Date | null): string | null {
+  return date ? date.toISOString().slice(0, 19).replace('T', ' ') : null;
+}
+
+export async function campaignStatistics(ctx: AppContext, query: AnalyticsPageQuery) {
+  const limit = query.limit ?? 20;
+  const { rows, total } = await repo.campaignFiguresPage(ctx.db, query.after_id ?? 0, limit);
+  const items: Static<typeof CampaignStatistics>[] = rows.map((r) => ({
+    campaign_id: r.id,
+    subject: r.subject,
+    sent: r.sent,
+    bounces: r.bounces,
+    forwards: r.forwards,
+    unique_views: r.uniqueOpens,
+    total_clicks: r.clicks,
+    unique_clicks: r.uniqueClicks,
+    date_sent: sqlDateTime(r.sentAt),
+    total_views: r.opens,
+    unique_human_views: r.uniqueHumanOpens,
+    human_clicks: r.humanClicks,
+  }));
+  return toPage(items, total, limit, (item) => item.campaign_id);
+}
+
+export async function viewOpens(ctx: AppContext, query: AnalyticsPageQuery) {
+  const limit = query.limit ?? 20;
+  const { rows, total } = await repo.campaignFiguresPage(ctx.db, query.after_id ?? 0, limit);
+  const items: Static<typeof ViewOpens>[] = rows.map((r) => ({
+    campaign_id: r.id,
+    subject: r.subject,
+    sent: r.sent,
+    unique_views: r.uniqueOpens,
+    rate: percent(r.uniqueOpens, r.sent),
+    unique_human_views: r.uniqueHumanOpens,
+    human_rate: percent(r.uniqueHumanOpens, r.sent),
+  }));
+  return toPage(items, total, limit, (item) => item.campaign_id);
+}
+
+export async function topDomains(ctx: AppContext, query: TopDomainsQuery): Promise<Static<typeof TopDomains>> {
+  const domains = await repo.topDomains(ctx.db, query.min_subscribers ?? 5, query.limit ?? 20);
+  return { domains, total: domains.length };
+}
+
+export async function domainConfirmation(ctx: AppContext, limit: number): Promise<Static<typeof DomainConfirmation>> {
+  const rows = await repo.domainConfirmation(ctx.db, limit);
+  const share = (n: number, of: number) => ({ count: n, percentage: percent(n, of) });
+  const domains = rows.map((r) => ({
+    domain: r.domain,
+    confirmed: share(r.confirmed, r.total),
+    unconfirmed: share(r.unconfirmed, r.total),
+    blacklisted: share(r.blacklisted, r.total),
+    total: { count: r.total, percentage: 100 },
+  }));
+  return { domains, total: domains.length };
+}
+
+export async function topLocalParts(ctx: AppContext, limit: number): Promise<Static<typeof TopLocalParts>> {
+  const rows = await repo.topLocalParts(ctx.db, limit);
+  const local_parts = rows.map((r) => ({ local_part: r.local_part, count: r.count, percentage: percent(r.count, r.all_subscribers) }));
+  return { local_parts, total: local_parts.length };
+}
+
+const RECENT_CAMPAIGNS = 5;
+const PERFORMANCE_DAYS = 30;
+
+/**
+ * The dashboard (reference §6.20). Counts compare with 30 days earlier as a relative change in percent; rates
+ * compare the campaigns of the last 30 days with those of the 30 days before, in percentage points. Active
+ * campaigns are those queued or being sent; their past number is not kept, so their change is 0. docs/api.md.
+ */
+export async function dashboard(ctx: AppContext): Promise<Dashboard> {
+  const [f, recent, performance] = await Promise.all([
+    repo.dashboardFigures(ctx.db),
+    repo.recentCampaigns(ctx.db, RECENT_CAMPAIGNS),
+    repo.dailyActivity(ctx.db, PERFORMANCE_DAYS),
+  ]);
+  const before = f.subscribers - f.subscribers_new;
+  const openRate = percent(f.opened_now, f.sent_now);
+  const bounceRate = percent(f.bounced_now, f.sent_now);
+  const pointsChange = (now: number, then: number) => Math.round((now - then) * 10) / 10;
+  const rateText = (part: number, whole: number) => `${(whole > 0 ? (part / whole) * 100 : 0).toFixed(2)}%`;
+  return {
+    summary_statistics: {
+      total_subscribers: { value: f.subscribers, change_vs_last_month: percent(f.subscribers - before, before) },
+      active_campaigns: { value: f.active_campaigns, change_vs_last_month: 0 },
+      open_rate: { value: openRate, change_vs_last_month: pointsChange(openRate, percent(f.opened_before, f.sent_before)) },
+      bounce_rate: {
+        value: bounceRate,
+        change_vs_last_month: pointsChange(bounceRate, percent(f.bounced_before, f.sent_before)),
+      },
+    },
+    recent_campaigns: recent.map((c) => ({
+      name: c.subject,
+      status: c.status,
+      date: c.sentAt ? c.sentAt.toISOString().slice(0, 10) : null,
+      open_rate: rateText(c.uniqueOpens, c.sent),
+      click_rate: rateText(c.uniqueClicks, c.sent),
+    })),
+    campaign_performance: performance,
+  };
+}
