@@ -124,7 +124,7 @@ async function handleBatch(ctx: AppContext, client: ImapFlow, uids: number[], pr
     );
   }
   if (done.length > 0) {
-    const range = done.join(',');
+    const range = done.sort((a, b) => a - b).join(',');
     const moved = await client.messageMove(range, processedFolder, { uid: true }).catch(() => false);
     if (moved) {
       result.moved += done.length;
@@ -134,7 +134,7 @@ async function handleBatch(ctx: AppContext, client: ImapFlow, uids: number[], pr
       ctx.log.warn({ folder: processedFolder }, 'bounce mailbox: moving processed messages failed; flagged them instead');
     }
   }
-  if (unreadable.length > 0) await client.messageFlagsAdd(unreadable.join(','), ['\\Seen', UNREADABLE_KEYWORD], { uid: true });
+  if (unreadable.length > 0) await client.messageFlagsAdd(unreadable.sort((a, b) => a - b).join(','), ['\\Seen', UNREADABLE_KEYWORD], { uid: true });
 }
 
 /** Creates the folder unless it exists (a server that refuses is no reason to stop: the move then falls back to flags). */

@@ -5,8 +5,9 @@ import * as repo from './bounce-processing.repository.js';
 import { readBounce, type BounceKind, type BounceReport } from './dsn.js';
 
 /*
- * Bounce processing (issue 6): a bounce message, from the mailbox or POST /bounces/inbound, is read (dsn.ts),
- * matched to what was sent, stored once, and acted on, atomically (one statement: repo.recordBounce):
+ * Bounce processing (issue 6): a bounce message, from the mailbox or POST /bounces/inbound, is read (dsn.ts) and
+ * then matched to what was sent, stored once and acted on, atomically, in one database call (repo.recordBounce;
+ * the matching order is in src/db/routines/040_record_bounce.sql):
  *
  * 1. the first active bounce rule (list_order, id) whose pattern matches the bounce text applies its action
  *    (reference §5.16) and counts the match;
@@ -41,13 +42,6 @@ export interface BounceOutcome {
 }
 
 export type BounceSource = 'http' | 'mailbox';
-
-interface Match {
-  readonly by: MatchedBy | null;
-  readonly campaignId: number | null;
-  readonly subscriberId: number | null;
-  readonly deliveryId: number | null;
-}
 
 export interface ActiveRule {
   readonly id: number;
@@ -102,40 +96,10 @@ export async function processBounce(
   rules?: readonly ActiveRule[],
 ): Promise<BounceOutcome> {
   const report = readBounce(raw);
-  const [match, active] = await Promise.all([findMatch(ctx.db, report), rules ?? loadActiveRules(ctx.db)]);
+  const active = rules ?? (await loadActiveRules(ctx.db));
   // A "delivered" report is no failure: nothing to match rules against.
   const rule = report.kind === null ? null : (active.find((r) => r.pattern && matchesBounceRule(r.pattern, report.text)) ?? null);
-  return record(ctx, report, match, rule, source);
-}
-
-/** Matches in order of certainty: delivery id (if the other headers agree), campaign + subscriber, Message-ID, address. */
-async function findMatch(db: Executor, report: BounceReport): Promise<Match> {
-  const r = report.returned;
-  if (r.deliveryId !== null) {
-    const d = await repo.deliveryById(db, r.deliveryId);
-    if (d && (r.campaignId === null || r.campaignId === d.campaignId) && (r.subscriberUid === null || r.subscriberUid === d.uid)) {
-      return { by: 'delivery', deliveryId: d.deliveryId, campaignId: d.campaignId, subscriberId: d.subscriberId };
-    }
-  }
-  if (r.campaignId !== null && r.subscriberUid !== null) {
-    const d = await repo.byCampaignAndUid(db, r.campaignId, r.subscriberUid);
-    if (d) return { by: 'campaign_subscriber', ...d };
-  }
-  if (r.messageId !== null) {
-    const d = await repo.deliveryByMessageId(db, r.messageId);
-    if (d) return { by: 'message_id', ...d };
-  }
-  if (report.recipient !== null) {
-    const subscriberId = await repo.subscriberByEmail(db, report.recipient);
-    if (subscriberId !== undefined) return { by: 'recipient', deliveryId: null, campaignId: null, subscriberId };
-  }
-  return { by: null, deliveryId: null, campaignId: null, subscriberId: null };
-}
-
-function statusOf(report: BounceReport, match: Match): string {
-  if (match.subscriberId === null) return 'unidentified';
-  if (report.kind === 'complaint') return 'complaint';
-  return match.campaignId === null ? 'bounced subscriber' : 'bounced list message';
+  return record(ctx, report, rule, source);
 }
 
 /** What the bounce was: a short label (`Hard bounce 5.1.1`) and the same with the server's diagnostic. */
@@ -162,99 +126,77 @@ function describe(report: BounceReport): { label: string; description: string } 
 const strip = (text: string) => text.split('\u0000').join('');
 
 /** What a rule's action (reference §5.16) asks for. */
-function ruleEffects(rule: ActiveRule, subscriberId: number | null, recipient: string | null) {
+function ruleEffects(rule: ActiveRule) {
   const a = rule.action;
-  const blacklist = a.startsWith('blacklistuser') || a.startsWith('blacklistemail');
   return {
     id: rule.id,
-    blacklistSubscriber: blacklist && subscriberId !== null,
+    blacklist: a.startsWith('blacklistuser') || a.startsWith('blacklistemail'),
     // `blacklistemail…` also blacklists the failed address when no subscriber has it.
-    blacklistAddress: a.startsWith('blacklistemail') && subscriberId === null ? recipient : null,
+    blacklistRecipient: a.startsWith('blacklistemail'),
     unconfirm: a.startsWith('unconfirmuser'),
     confirm: a === 'decreasecountconfirmuseranddeletebounce',
-    deleteSubscriber: a.startsWith('deleteuser') && subscriberId !== null,
+    deleteSubscriber: a.startsWith('deleteuser'),
     deleteBounce: a.endsWith('deletebounce') || a === 'deleteuserandbounce',
     // These two say the message is no bounce (an auto-reply, noise): not counted, nothing automatic.
     noBounce: a === 'deletebounce' || a === 'decreasecountconfirmuseranddeletebounce',
   };
 }
 
-async function record(ctx: AppContext, report: BounceReport, match: Match, rule: ActiveRule | null, source: BounceSource): Promise<BounceOutcome> {
-  const status = statusOf(report, match);
+async function record(ctx: AppContext, report: BounceReport, rule: ActiveRule | null, source: BounceSource): Promise<BounceOutcome> {
   const { label, description } = describe(report);
-  const campaign = match.campaignId !== null ? `campaign ${match.campaignId}` : 'no campaign';
-  const about = `${label} (${campaign}, bounce {id})`;
-  const effects = rule ? ruleEffects(rule, match.subscriberId, report.recipient) : null;
+  const about = `${label} ({campaign}, bounce {id})`;
+  const effects = rule ? ruleEffects(rule) : null;
   const failure = report.kind !== null;
   const counted = failure && report.kind !== 'complaint' && !effects?.noBounce;
+  const immediate = report.kind === 'hard' || report.kind === 'complaint';
   const ruleReason = rule ? `Bounce rule ${rule.id} (${rule.action}) matched ${about}` : '';
   const thresholdReason = '{n} consecutive bounces, threshold reached';
-  const { unconfirmThreshold, blacklistThreshold } = ctx.config.bounces;
   const done = await repo.recordBounce(ctx.db, {
     key: report.key,
-    status,
     kind: report.kind,
-    comment: description.slice(0, 1000),
+    comment: strip(description).slice(0, 1000),
     header: strip(report.header),
     data: strip(report.text),
-    campaignId: match.campaignId,
-    subscriberId: match.subscriberId,
-    deliveryId: match.deliveryId,
+    returned: report.returned,
+    recipient: report.recipient,
     counted,
-    immediate: report.kind === 'hard' || report.kind === 'complaint',
-    automatic: failure && !effects?.noBounce && !effects?.deleteSubscriber,
-    unconfirmThreshold,
-    blacklistThreshold,
+    immediate,
+    automatic: failure && !effects?.noBounce,
+    unconfirmThreshold: ctx.config.bounces.unconfirmThreshold,
+    blacklistThreshold: ctx.config.bounces.blacklistThreshold,
     rule: effects,
     text: {
       firstSummary: report.kind === 'complaint' ? 'Complaint' : 'Bounce',
       description: strip(description),
-      suffix: ` (${campaign}, bounce {id})`,
+      suffix: ' ({campaign}, bounce {id})',
       about,
       ruleReason,
       thresholdReason,
       systemInfo: `Bounce processing (${source === 'http' ? 'HTTP' : 'mailbox'})`,
     },
   });
-  if (!done) return duplicateOf(ctx.db, report, match, status);
+  const outcome = {
+    id: done.bounceId,
+    status: done.status,
+    kind: done.kind as BounceKind | null,
+    campaignId: done.campaignId,
+    subscriberId: done.subscriberId,
+    matchedBy: done.matchedBy,
+  };
+  if (done.duplicate) return { ...outcome, ruleId: null, duplicate: true, actions: [] };
 
-  const fill = (text: string) => text.replaceAll('{id}', String(done.bounceId)).replaceAll('{n}', String(done.consecutive));
+  const campaign = done.campaignId === null ? 'no campaign' : `campaign ${done.campaignId}`;
+  const fill = (text: string) =>
+    text.replaceAll('{id}', String(done.bounceId)).replaceAll('{campaign}', campaign).replaceAll('{n}', String(done.consecutive));
   const actions: BounceAction[] = [];
   if (done.subscriberFound && counted) actions.push({ action: 'counted', reason: `${fill(about)}: bounce count + 1` });
   if (done.ruleBlacklisted) actions.push({ action: 'blacklisted', reason: fill(ruleReason) });
   if (done.ruleUnconfirmed) actions.push({ action: 'unconfirmed', reason: fill(ruleReason) });
   if (done.ruleConfirmed) actions.push({ action: 'confirmed', reason: fill(ruleReason) });
   if (done.subscriberDeleted) actions.push({ action: 'subscriber_deleted', reason: fill(ruleReason) });
-  const autoReason = fill(report.kind === 'hard' || report.kind === 'complaint' ? about : thresholdReason);
+  const autoReason = fill(immediate ? about : thresholdReason);
   if (done.autoBlacklisted) actions.push({ action: 'blacklisted', reason: autoReason });
   if (done.autoUnconfirmed) actions.push({ action: 'unconfirmed', reason: autoReason });
   if (effects?.deleteBounce) actions.push({ action: 'bounce_deleted', reason: `Bounce rule ${rule!.id} (${rule!.action})` });
-  return {
-    id: done.bounceId,
-    status,
-    kind: report.kind,
-    campaignId: match.campaignId,
-    subscriberId: match.subscriberId,
-    matchedBy: match.by,
-    ruleId: rule?.id ?? null,
-    duplicate: false,
-    actions,
-  };
-}
-
-async function duplicateOf(db: Executor, report: BounceReport, match: Match, status: string): Promise<BounceOutcome> {
-  const stored = await repo.bounceByKey(db, report.key);
-  const kept = stored?.stored != null;
-  return {
-    // The receipt exists: the conflict that made this a duplicate was on it.
-    id: stored?.id ?? 0,
-    status: kept ? (stored.status ?? status) : status,
-    kind: kept ? (stored.kind as BounceKind | null) : report.kind,
-    campaignId: kept ? stored.campaignId : match.campaignId,
-    subscriberId: kept ? stored.subscriberId : match.subscriberId,
-    matchedBy: match.by,
-    ruleId: null,
-    duplicate: true,
-    actions: [],
-  };
+  return { ...outcome, ruleId: rule?.id ?? null, duplicate: false, actions };
 }

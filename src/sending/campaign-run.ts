@@ -5,18 +5,22 @@ import { changeStatus, submitProblem } from '../messaging/campaign-status.js';
 import { findCampaign, type CampaignRow } from '../messaging/campaign.repository.js';
 import { ConflictError } from '../shared/errors.js';
 import * as runs from './campaign-run.repository.js';
+import { hasPendingSources } from './audience.repository.js';
 import { hasPendingDeliveries } from './delivery.repository.js';
-import { freezeAudience } from './submit.js';
 
 /*
- * A campaign's way through the sender (reference §7.1): submitted → inprocess when its embargo has come, then sent
- * when no record is left to send — or back to submitted for a requeue, or suspended by a run of failures. Every move
- * goes through changeStatus under the campaign's row lock, so several workers agree on it.
+ * A campaign's way through the sender (reference §7.1): submitted → prepared when its embargo has come (its audience
+ * is frozen then, audience-freeze.ts) → inprocess, then sent when no record is left to send and no list to freeze —
+ * or back to submitted for a requeue, or suspended by a run of failures. Every move goes through changeStatus under
+ * the campaign's row lock, so several workers agree on it.
  */
 
 const MINUTE = 60_000;
 
-/** Moves due `submitted` campaigns to `inprocess` (setting send_start the first time). Answers the ids moved. */
+/**
+ * Moves due `submitted` campaigns to `prepared`, where a worker freezes their audience before they go on to
+ * `inprocess`. Answers the ids moved.
+ */
 export async function promoteDueCampaigns(ctx: AppContext): Promise<number[]> {
   const moved: number[] = [];
   for (const id of await runs.dueCampaignIds(ctx.db)) {
@@ -24,15 +28,15 @@ export async function promoteDueCampaigns(ctx: AppContext): Promise<number[]> {
       if ((await runs.lockCampaign(tx, id)) !== 'submitted') return false; // another worker was first
       const campaign = (await findCampaign(tx, id))!;
       if (campaign.embargo.getTime() > Date.now()) return false;
-      await changeStatus(tx, campaign, 'inprocess');
-      // A requeueing campaign re-sends to whoever joined its lists while it waited (see docs/api.md).
-      if (inRequeueWindow(campaign, new Date())) await freezeAudience(tx, id);
+      // The lists to freeze were marked when it was submitted (a requeue included: the new pass reaches whoever
+      // joined its lists while it waited, see docs/api.md).
+      await changeStatus(tx, campaign, 'prepared');
       await runs.resetSendState(tx, id);
       return true;
     });
     if (started) {
       moved.push(id);
-      ctx.log.info({ campaignId: id }, 'campaign sending started');
+      ctx.log.info({ campaignId: id }, 'campaign due: freezing its audience');
     }
   }
   return moved;
@@ -45,15 +49,17 @@ function inRequeueWindow(campaign: CampaignRow, now: Date): boolean {
 export type Finish = 'sent' | 'requeued' | null;
 
 /**
- * When an `inprocess` campaign has no record left to send: back to `submitted` with a later embargo while its requeue
- * window lasts, otherwise `sent` — and then, for a repeating campaign, its next occurrence is scheduled.
+ * When an `inprocess` campaign has no record left to send and no list left to freeze (a resend while it was
+ * sending): back to `submitted` with a later embargo while its requeue window lasts, otherwise `sent` — and then,
+ * for a repeating campaign, its next occurrence is scheduled.
  */
 export async function finishIfDone(ctx: AppContext, campaignId: number): Promise<Finish> {
-  if (await hasPendingDeliveries(ctx.db, campaignId)) return null;
+  // Lists before records: a chunk that commits between the two reads has added records the second read sees.
+  if ((await hasPendingSources(ctx.db, campaignId)) || (await hasPendingDeliveries(ctx.db, campaignId))) return null;
   const finish = await ctx.db.transaction(async (tx): Promise<Finish> => {
     if ((await runs.lockCampaign(tx, campaignId)) !== 'inprocess') return null;
-    // Checked again under the lock: a resend may have added records meanwhile.
-    if (await hasPendingDeliveries(tx, campaignId)) return null;
+    // Checked again under the lock: a resend may have marked lists meanwhile (it takes the same lock).
+    if ((await hasPendingSources(tx, campaignId)) || (await hasPendingDeliveries(tx, campaignId))) return null;
     const campaign = (await findCampaign(tx, campaignId))!;
     const now = new Date();
     if (inRequeueWindow(campaign, now)) {

@@ -27,9 +27,10 @@ export const campaignSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'sendCampaign',
         summary: 'Send a campaign: submit it and answer at once; workers send it in the background',
         description:
-          'A draft or suspended campaign becomes `submitted` (its audience is frozen into delivery records) and is sent ' +
-          'from its embargo on; 422 says why a campaign cannot be submitted (no list, empty subject, from field or ' +
-          'body). A campaign already submitted, being sent or sent is answered unchanged.',
+          'A draft or suspended campaign becomes `submitted` and the answer comes at once, whatever the size of its ' +
+          'lists. From its embargo on, workers freeze its audience into delivery records (`prepared`), send it ' +
+          '(`inprocess`) and end it `sent`. 422 says why a campaign cannot be submitted (no list, empty subject, from ' +
+          'field or body). A campaign already submitted, being prepared or sent, or sent is answered unchanged.',
         params: CampaignParams,
         response: { 200: Campaign, ...errorResponses(403, 404, 409, 422) },
       },
@@ -47,8 +48,9 @@ export const campaignSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'resendCampaign',
         summary: 'Send a campaign to further lists; subscribers who already have a record of it are skipped',
         description:
-          'Adds a delivery record for every confirmed, not blacklisted, not disabled member of `list_ids` who has none ' +
-          'yet. A sent campaign that gained records goes back to `submitted`; a campaign never sent answers 409.',
+          'Answers at once; workers then add a delivery record for every confirmed, not blacklisted, not disabled ' +
+          'member of `list_ids` who has none yet, and send them. A sent campaign goes back to `submitted` (and ends ' +
+          '`sent` again); a campaign never sent answers 409.',
         params: CampaignParams,
         body: ResendBody,
         response: { 200: Campaign, ...errorResponses(403, 404, 409, 422) },

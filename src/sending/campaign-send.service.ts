@@ -6,11 +6,11 @@ import { CAMPAIGN_NOT_FOUND, getCampaign, requireCampaign } from '../messaging/c
 import { ConflictError, NotFoundError } from '../shared/errors.js';
 import { toPage, type PageResult } from '../shared/pagination.js';
 import { toAtom } from '../shared/time.js';
+import { markLists } from './audience.repository.js';
 import { lockCampaign } from './campaign-run.repository.js';
 import * as repo from './campaign-send.repository.js';
 import type { Delivery, DeliveryListQuery, DeliveryStatus } from './campaign-send.schemas.js';
 import { requeueFailed } from './delivery.repository.js';
-import { freezeAudience } from './submit.js';
 
 const LIST_NOT_FOUND = 'Subscriber list does not exists.';
 const NOT_SENT_YET = 'The campaign has not been sent: send it first; resend adds lists to a campaign that is sent or being sent.';
@@ -19,8 +19,8 @@ const HANDED_OVER = new Set(['submitted', 'prepared', 'inprocess', 'requeued', '
 
 /**
  * Reference §5.13 send, without waiting: a draft or suspended campaign is submitted (422 saying why when it cannot
- * be), which freezes its audience; the workers do the rest. A campaign already on its way or sent is answered as
- * it is (phpList's send is a no-op then, too).
+ * be), which marks its lists to be frozen; the workers freeze the audience and send. A campaign already on its way
+ * or sent is answered as it is (phpList's send is a no-op then, too).
  */
 export async function sendCampaign(ctx: AppContext, id: number): Promise<Campaign> {
   await ctx.db.transaction(async (tx) => {
@@ -32,9 +32,10 @@ export async function sendCampaign(ctx: AppContext, id: number): Promise<Campaig
 }
 
 /**
- * Reference §5.13 resend: the confirmed, not blacklisted, not disabled members of `list_ids` get the campaign too;
- * subscribers who already have a record of it (sent or not) are skipped. A sent campaign that gained records goes
- * back to `submitted`.
+ * Reference §5.13 resend, without waiting: the lists are marked to be frozen into the campaign's audience, and the
+ * workers give their confirmed, not blacklisted, not disabled members a record unless they have one (sent or not).
+ * Whether anyone new is among them is not known until then, so a sent campaign always goes back to `submitted`
+ * (the workers end it `sent` again); a campaign being sent freezes them as it goes, a suspended one once resumed.
  */
 export async function resendCampaign(ctx: AppContext, id: number, listIds: readonly number[]): Promise<Campaign> {
   const wanted = [...new Set(listIds)];
@@ -44,8 +45,8 @@ export async function resendCampaign(ctx: AppContext, id: number, listIds: reado
     const status = await lockCampaign(tx, id);
     if (status === null) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
     if (!HANDED_OVER.has(status)) throw new ConflictError(NOT_SENT_YET);
-    const added = await freezeAudience(tx, id, wanted);
-    if (added > 0) await repo.reopenSentCampaign(tx, id);
+    await markLists(tx, id, wanted);
+    await repo.reopenSentCampaign(tx, id);
   });
   return getCampaign(ctx, id);
 }

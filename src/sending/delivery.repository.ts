@@ -83,7 +83,7 @@ export async function requeueExpiredLeases(db: Executor): Promise<number> {
     db,
     sql`update deliveries d
         set status = 'queued', lease_until = null, worker_id = null, last_response = ${LEASE_EXPIRED}, updated_at = now()
-        where d.campaign_id in (select id from campaigns where status in ('submitted', 'inprocess', 'suspended', 'sent'))
+        where d.campaign_id in (select id from campaigns where status in ('submitted', 'prepared', 'inprocess', 'suspended', 'sent'))
           and d.status = 'sending' and d.lease_until < now()
         returning d.id`,
   );

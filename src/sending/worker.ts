@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { SendingConfig } from '../config.js';
 import type { AppContext } from '../context.js';
+import { FREEZE_CHUNK, FREEZE_CHUNK_PGLITE, freezePending } from './audience-freeze.js';
 import { activeCampaigns, consecutiveFailures } from './campaign-run.repository.js';
 import { finishIfDone, promoteDueCampaigns } from './campaign-run.js';
 import { compileCampaign, type CompiledCampaign } from './compose/index.js';
@@ -13,9 +14,9 @@ import { runBatch, type BatchEnv } from './worker-batch.js';
 /*
  * The campaign sender. Any number of workers (inside the API processes and/or `npm run worker`) share one database
  * and never send a record twice: batches are claimed with FOR UPDATE SKIP LOCKED under a lease, and outcomes are
- * written only for rows the worker still holds. Each pass: hand back expired leases, start due campaigns, then drain
- * each campaign being sent for a while (several batches in flight, so database round trips overlap SMTP), then see
- * whether it is finished.
+ * written only for rows the worker still holds. Each pass: hand back expired leases, take up due campaigns (submitted
+ * → prepared), freeze audiences for a while (prepared → inprocess once done), then drain each campaign being sent
+ * for a while (several batches in flight, so database round trips overlap SMTP), then see whether it is finished.
  */
 
 export interface WorkerOptions extends Partial<SendingConfig> {
@@ -25,12 +26,17 @@ export interface WorkerOptions extends Partial<SendingConfig> {
   readonly loop?: boolean;
   /** Batches in flight at once (default 3). */
   readonly lanes?: number;
-  /** How long one campaign is drained before the others get their turn (default 5 s). */
+  /** How long one campaign is drained, or frozen, before the others get their turn (default 5 s). */
   readonly turnMs?: number;
+  /** Members per freeze statement (default 50,000; 10,000 on PGlite). */
+  readonly freezeChunk?: number;
 }
 
 export interface RunSummary {
+  /** Campaigns taken up (submitted → prepared). */
   readonly started: number;
+  /** Delivery records added by freezing audiences. */
+  readonly frozen: number;
   readonly batches: number;
   readonly sent: number;
   readonly finished: number;
@@ -51,7 +57,10 @@ export function startWorker(ctx: AppContext, options: WorkerOptions = {}): SendW
   const id = options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const lanes = Math.max(1, options.lanes ?? 3);
   const turnMs = options.turnMs ?? 5000;
+  const freezeChunk = Math.max(1, options.freezeChunk ?? (ctx.database.kind === 'pglite' ? FREEZE_CHUNK_PGLITE : FREEZE_CHUNK));
   let stopping = false;
+  // Freezing left for the next pass: the loop goes straight on instead of idling.
+  let freezing = false;
   const sleepers = new Set<() => void>();
   let lastHousekeeping = 0;
   const cache = new Map<number, { version: number; compiled: Promise<CompiledCampaign> }>();
@@ -123,6 +132,9 @@ export function startWorker(ctx: AppContext, options: WorkerOptions = {}): SendW
       await deleteOldWindows(ctx.db, settings.domainWindowSeconds);
     }
     const started = await promoteDueCampaigns(ctx);
+    const frozen = await freezePending(ctx, { chunkSize: freezeChunk, turnMs, isStopping: () => stopping });
+    // Only when this worker is the one freezing: another worker's chunk is no reason to spin.
+    freezing = frozen.unfinished && frozen.chunks > 0;
     const active = await activeCampaigns(ctx.db);
     for (const key of cache.keys()) if (!active.some((c) => c.id === key)) cache.delete(key);
     let batches = 0;
@@ -136,7 +148,7 @@ export function startWorker(ctx: AppContext, options: WorkerOptions = {}): SendW
       sent += drained.sent;
       if (!stopping && (await finishIfDone(ctx, campaign.id))) finished++;
     }
-    return { started: started.length, batches, sent, finished };
+    return { started: started.length, frozen: frozen.added, batches, sent, finished };
   }
 
   let running: Promise<unknown> = Promise.resolve();
@@ -154,7 +166,7 @@ export function startWorker(ctx: AppContext, options: WorkerOptions = {}): SendW
       try {
         const summary = await serialised();
         failures = 0;
-        if (summary.batches === 0) await sleep(settings.pollMs);
+        if (summary.batches === 0 && !freezing) await sleep(settings.pollMs);
       } catch (err) {
         // A database or mail server that is down: say so, and wait longer each time (up to 30 s) instead of spinning.
         failures++;

@@ -1,39 +1,51 @@
-import { asc, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db/client.js';
-import { campaignCounters, campaignHourlyEvents, links } from '../db/schema/index.js';
 
-export type CounterRow = typeof campaignCounters.$inferSelect;
-
-/** The campaign's counters row, or undefined before anything was counted. */
-export async function findCounters(db: Executor, campaignId: number): Promise<CounterRow | undefined> {
-  const [row] = await db.select().from(campaignCounters).where(eq(campaignCounters.campaignId, campaignId));
-  return row;
+export interface CampaignStatsRow {
+  queued: number;
+  sending: number;
+  sent: number;
+  failed: number;
+  skipped: number;
+  opens: number;
+  unique_opens: number;
+  human_opens: number;
+  unique_human_opens: number;
+  clicks: number;
+  unique_clicks: number;
+  human_clicks: number;
+  bounces: number;
+  forwards: number;
+  /** Oldest first; `hour` in epoch seconds. */
+  hours: { hour: number; opens: number; human_opens: number; clicks: number; human_clicks: number }[];
+  links: { id: number; url: string; clicks: number; unique_clicks: number }[];
 }
 
 /**
- * Records being sent right now. The sender counts them under `queued` until their outcome is known; there are
- * never more than its batches in flight, so this index range is short.
+ * Everything the per-campaign statistics show, in one round trip: the counters row, the hourly rollup and the links,
+ * each a primary-key or index range read. `sending` is counted: the sender keeps records in flight under `queued`,
+ * and there are never more of them than its batches, so that index range stays short. Undefined: no such campaign.
  */
-export async function countSending(db: Executor, campaignId: number): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(
+export async function campaignStatsRow(db: Executor, campaignId: number): Promise<CampaignStatsRow | undefined> {
+  const [row] = await queryRows<CampaignStatsRow>(
     db,
-    sql`select count(*)::int as n from deliveries where campaign_id = ${campaignId} and status = 'sending'`,
+    sql`select
+          coalesce(k.queued, 0)::float8 as queued, coalesce(k.sent, 0)::float8 as sent,
+          coalesce(k.failed, 0)::float8 as failed, coalesce(k.skipped, 0)::float8 as skipped,
+          coalesce(k.opens, 0)::float8 as opens, coalesce(k.unique_opens, 0)::float8 as unique_opens,
+          coalesce(k.human_opens, 0)::float8 as human_opens, coalesce(k.unique_human_opens, 0)::float8 as unique_human_opens,
+          coalesce(k.clicks, 0)::float8 as clicks, coalesce(k.unique_clicks, 0)::float8 as unique_clicks,
+          coalesce(k.human_clicks, 0)::float8 as human_clicks, coalesce(k.bounces, 0)::float8 as bounces,
+          coalesce(k.forwards, 0)::float8 as forwards,
+          (select count(*) from deliveries d where d.campaign_id = c.id and d.status = 'sending')::float8 as sending,
+          coalesce((select json_agg(json_build_object('hour', extract(epoch from h.hour), 'opens', h.opens,
+                      'human_opens', h.human_opens, 'clicks', h.clicks, 'human_clicks', h.human_clicks) order by h.hour)
+                    from campaign_hourly_events h where h.campaign_id = c.id), '[]') as hours,
+          coalesce((select json_agg(json_build_object('id', l.id, 'url', l.url, 'clicks', l.clicks,
+                      'unique_clicks', l.unique_clicks) order by l.id)
+                    from links l where l.campaign_id = c.id), '[]') as links
+        from campaigns c left join campaign_counters k on k.campaign_id = c.id
+        where c.id = ${campaignId}`,
   );
-  return row?.n ?? 0;
-}
-
-export async function hourlyEvents(db: Executor, campaignId: number) {
-  return db
-    .select()
-    .from(campaignHourlyEvents)
-    .where(eq(campaignHourlyEvents.campaignId, campaignId))
-    .orderBy(asc(campaignHourlyEvents.hour));
-}
-
-export async function campaignLinks(db: Executor, campaignId: number) {
-  return db
-    .select({ id: links.id, url: links.url, clicks: links.clicks, uniqueClicks: links.uniqueClicks })
-    .from(links)
-    .where(eq(links.campaignId, campaignId))
-    .orderBy(asc(links.id));
+  return row;
 }

@@ -1,39 +1,34 @@
 import type { AppContext } from '../context.js';
-import { requireCampaign } from '../messaging/campaign.service.js';
+import { CAMPAIGN_NOT_FOUND } from '../messaging/campaign.service.js';
+import { NotFoundError } from '../shared/errors.js';
 import { toAtom } from '../shared/time.js';
-import * as repo from './campaign-stats.repository.js';
+import { campaignStatsRow } from './campaign-stats.repository.js';
 import type { CampaignStats } from './campaign-stats.schemas.js';
 
 /** One campaign's figures (campaign-stats.schemas.ts); 404 `Campaign not found.` for an unknown campaign. */
 export async function campaignStats(ctx: AppContext, campaignId: number): Promise<CampaignStats> {
-  await requireCampaign(ctx, campaignId);
-  const [counters, sending, hours, links] = await Promise.all([
-    repo.findCounters(ctx.db, campaignId),
-    repo.countSending(ctx.db, campaignId),
-    repo.hourlyEvents(ctx.db, campaignId),
-    repo.campaignLinks(ctx.db, campaignId),
-  ]);
-  const c = counters ?? { queued: 0, sent: 0, failed: 0, skipped: 0, opens: 0, uniqueOpens: 0, humanOpens: 0,
-    uniqueHumanOpens: 0, clicks: 0, uniqueClicks: 0, humanClicks: 0, bounces: 0, forwards: 0 };
+  const c = await campaignStatsRow(ctx.db, campaignId);
+  if (!c) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
+  const hour = (epochSeconds: number) => toAtom(new Date(epochSeconds * 1000));
   return {
     campaign_id: campaignId,
     deliveries: {
-      queued: Math.max(0, c.queued - sending),
-      sending,
+      queued: Math.max(0, c.queued - c.sending),
+      sending: c.sending,
       sent: c.sent,
       failed: c.failed,
       skipped: c.skipped,
     },
-    opens: { total: c.opens, unique: c.uniqueOpens, human: c.humanOpens, unique_human: c.uniqueHumanOpens },
-    clicks: { total: c.clicks, unique: c.uniqueClicks, human: c.humanClicks },
+    opens: { total: c.opens, unique: c.unique_opens, human: c.human_opens, unique_human: c.unique_human_opens },
+    clicks: { total: c.clicks, unique: c.unique_clicks, human: c.human_clicks },
     bounces: c.bounces,
     forwards: c.forwards,
-    opens_per_hour: hours
+    opens_per_hour: c.hours
       .filter((h) => h.opens > 0)
-      .map((h) => ({ hour: toAtom(h.hour), opens: h.opens, human_opens: h.humanOpens })),
-    clicks_per_hour: hours
+      .map((h) => ({ hour: hour(h.hour), opens: h.opens, human_opens: h.human_opens })),
+    clicks_per_hour: c.hours
       .filter((h) => h.clicks > 0)
-      .map((h) => ({ hour: toAtom(h.hour), clicks: h.clicks, human_clicks: h.humanClicks })),
-    links: links.map((l) => ({ id: l.id, url: l.url, clicks: l.clicks, unique_clicks: l.uniqueClicks })),
+      .map((h) => ({ hour: hour(h.hour), clicks: h.clicks, human_clicks: h.human_clicks })),
+    links: c.links,
   };
 }

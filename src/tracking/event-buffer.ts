@@ -137,6 +137,8 @@ export class EventBuffer {
    * go back to the front of the queues.
    */
   private run(all: boolean, rethrow: boolean): Promise<void> {
+    // One flush at a time per process (flush() and close() may be called while the timer's is under way).
+    if (this.running) return this.settled().then(() => this.run(all, rethrow));
     const opens = this.opens.splice(0, ROWS_PER_FLUSH);
     const cutoff = all ? Infinity : Date.now() - SCANNER_WINDOW_MS;
     let ready = 0;

@@ -178,7 +178,7 @@ export interface LinkClicker {
 
 /**
  * Adds the batch's clicks to each link's `clicks`, and its first clicks by a subscriber (a new link_clickers row:
- * exact under concurrent flushes) to `unique_clicks`. Links in id order, for the same reason as lockDeliveries.
+ * exact under concurrent flushes) to `unique_clicks`. Links in id order, for the same reason as updateDeliveryFirsts.
  */
 export async function addLinkClicks(
   tx: Executor,

@@ -3,11 +3,11 @@ import type { ClickEvent, OpenEvent } from './event-buffer.js';
 import * as repo from './event-flush.repository.js';
 
 /*
- * One flush of the event buffer, in one transaction: store the events that match a delivery record (locking the
- * record and reading the firsts it already has), then walk each delivery's events in time order to find its new
- * firsts (first open, first open by a person, first click) and the opens its clicks imply, and add everything to the
- * counters — per campaign, per hour and per link — in a handful of multi-row statements. Statistics then read
- * counters, never event rows.
+ * One flush of the event buffer, in one transaction: store the events that match a delivery record (reading the
+ * firsts the record already has), then walk each delivery's events in time order to find its new firsts (first open,
+ * first open by a person, first click) and the opens its clicks imply, set the firsts — the unique counts are those
+ * the database took, exact under concurrent flushes — and add everything to the counters, per campaign, per hour
+ * and per link, in a handful of multi-row statements. Statistics then read counters, never event rows.
  */
 
 export interface FlushBatch {
@@ -38,7 +38,7 @@ const byOpenKey = (a: OpenEvent, b: OpenEvent) => a.campaignId - b.campaignId ||
 const byClickKey = (a: ClickEvent, b: ClickEvent) => a.campaignId - b.campaignId || a.subscriberId - b.subscriberId;
 
 export async function writeEvents(db: Db, batch: FlushBatch, machineSeconds: number): Promise<FlushResult> {
-  // One order of locking deliveries for every process (repository: lockedDelivery).
+  // In key order, so that the index lookups of a batch walk each index in one direction.
   const openEvents = [...batch.opens].sort(byOpenKey);
   const clickEvents = [...batch.clicks].sort(byClickKey);
   return db.transaction(async (tx) => {

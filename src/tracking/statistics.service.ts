@@ -18,11 +18,6 @@ export function percent(part: number, whole: number): number {
   return whole > 0 ? Math.round((part / whole) * 1000) / 10 : 0;
 }
 
-/** phpList's analytics date: `YYYY-MM-DD HH:MM:SS`, UTC. */
-function sqlDateTime(date: Date | null): string | null {
-  return date ? date.toISOString().slice(0, 19).replace('T', ' ') : null;
-}
-
 export async function campaignStatistics(ctx: AppContext, query: AnalyticsPageQuery) {
   const limit = query.limit ?? 20;
   const { rows, total } = await repo.campaignFiguresPage(ctx.db, query.after_id ?? 0, limit);
@@ -32,13 +27,13 @@ export async function campaignStatistics(ctx: AppContext, query: AnalyticsPageQu
     sent: r.sent,
     bounces: r.bounces,
     forwards: r.forwards,
-    unique_views: r.uniqueOpens,
+    unique_views: r.unique_opens,
     total_clicks: r.clicks,
-    unique_clicks: r.uniqueClicks,
-    date_sent: sqlDateTime(r.sentAt),
+    unique_clicks: r.unique_clicks,
+    date_sent: r.date_sent,
     total_views: r.opens,
-    unique_human_views: r.uniqueHumanOpens,
-    human_clicks: r.humanClicks,
+    unique_human_views: r.unique_human_opens,
+    human_clicks: r.human_clicks,
   }));
   return toPage(items, total, limit, (item) => item.campaign_id);
 }
@@ -50,10 +45,10 @@ export async function viewOpens(ctx: AppContext, query: AnalyticsPageQuery) {
     campaign_id: r.id,
     subject: r.subject,
     sent: r.sent,
-    unique_views: r.uniqueOpens,
-    rate: percent(r.uniqueOpens, r.sent),
-    unique_human_views: r.uniqueHumanOpens,
-    human_rate: percent(r.uniqueHumanOpens, r.sent),
+    unique_views: r.unique_opens,
+    rate: percent(r.unique_opens, r.sent),
+    unique_human_views: r.unique_human_opens,
+    human_rate: percent(r.unique_human_opens, r.sent),
   }));
   return toPage(items, total, limit, (item) => item.campaign_id);
 }
@@ -114,9 +109,9 @@ export async function dashboard(ctx: AppContext): Promise<Dashboard> {
     recent_campaigns: recent.map((c) => ({
       name: c.subject,
       status: c.status,
-      date: c.sentAt ? c.sentAt.toISOString().slice(0, 10) : null,
-      open_rate: rateText(c.uniqueOpens, c.sent),
-      click_rate: rateText(c.uniqueClicks, c.sent),
+      date: c.day_sent,
+      open_rate: rateText(c.unique_opens, c.sent),
+      click_rate: rateText(c.unique_clicks, c.sent),
     })),
     campaign_performance: performance,
   };

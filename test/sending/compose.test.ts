@@ -106,6 +106,30 @@ describe('personalisation', () => {
   });
 });
 
+describe('link placeholders', () => {
+  test('[UNSUBSCRIBE], [PREFERENCES], [FORWARD] are links in HTML and URLs in text; [USERTRACK] places the pixel', async () => {
+    const email = uniqueEmail();
+    const sub = await createSubscriber(t.db, { email });
+    const campaign = await createCampaign(t.db, {
+      clickTrack: false,
+      body: '<html><body><p>[USERTRACK]</p><p>[unsubscribe] [Preferences] [FORWARD%%ignored]</p></body></html>',
+      textBody: '[UNSUBSCRIBE] [PREFERENCES] [FORWARD] [USERTRACK]|',
+    });
+    const mail = await sendTo(campaign.id, email);
+    const uid = sub.uniqueId;
+    const unsubscribe = /<([^>]+)>/.exec(rawHeader(mail, 'List-Unsubscribe')!)![1]!;
+    const preferences = `${PUBLIC}/api/v2/subscribers/preferences?uid=${uid}`;
+    const forward = `${PUBLIC}/api/v2/email-forward/${campaign.id}?uid=${uid}`;
+    assert.equal(
+      htmlOf(mail.parsed),
+      `<html><body><p><img src="${PUBLIC}/api/v2/t/open.gif?u=${uid}&amp;m=${campaign.id}" width="1" height="1" alt=""></p>` +
+        `<p><a href="${unsubscribe}">Unsubscribe</a> <a href="${preferences}">Update your preferences</a> ` +
+        `<a href="${forward}">Forward this message</a></p></body></html>`,
+    );
+    assert.equal(mail.parsed.text, `${unsubscribe} ${preferences} ${forward} |`);
+  });
+});
+
 describe('formats', () => {
   test('send_format html and invite: text and HTML parts; text: text only; html_email false: text only', async () => {
     const email = uniqueEmail();

@@ -1,5 +1,8 @@
 import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
+import type { AppContext } from '../../src/context.js';
 import type { Db } from '../../src/db/client.js';
+import { FREEZE_CHUNK, freezePending } from '../../src/sending/audience-freeze.js';
+import { promoteDueCampaigns } from '../../src/sending/campaign-run.js';
 import { campaignCounters, campaigns, deliveries, listCampaigns } from '../../src/db/schema/index.js';
 import { createCampaign, createList, createSubscriber, subscribe } from '../factories.js';
 import type { ReceivedMail, SmtpSink } from '../smtp-sink.js';
@@ -83,5 +86,15 @@ export async function parkOtherCampaigns(db: Db, ...keep: number[]) {
   await db
     .update(campaigns)
     .set({ status: 'suspended' })
-    .where(and(inArray(campaigns.status, ['submitted', 'inprocess']), notInArray(campaigns.id, keep)));
+    .where(and(inArray(campaigns.status, ['submitted', 'prepared', 'inprocess']), notInArray(campaigns.id, keep)));
+}
+
+/**
+ * The worker's first two steps and not the sending: due campaigns are taken up (submitted → prepared) and their
+ * audiences frozen to the end (→ inprocess). For tests that look at the records before anything is sent.
+ */
+export async function freezeAudiences(ctx: AppContext, chunkSize = FREEZE_CHUNK) {
+  const promoted = await promoteDueCampaigns(ctx);
+  const frozen = await freezePending(ctx, { chunkSize, turnMs: 60_000, isStopping: () => false });
+  return { promoted, ...frozen };
 }

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { and, eq, gt, sql } from 'drizzle-orm';
-import { campaigns, deliveries, listCampaigns, sendRateWindows } from '../../src/db/schema/index.js';
+import { campaignAudienceSources, campaigns, deliveries, listCampaigns, sendRateWindows } from '../../src/db/schema/index.js';
 import { createSubscriber, subscribe } from '../factories.js';
 import { startWorker, type WorkerOptions } from '../../src/sending/worker.js';
 import { startTestApp, type TestApp } from '../helper.js';
@@ -127,7 +127,12 @@ describe('schedule', () => {
     assert.notEqual(copy.uniqueId, (await campaignRow(c.id)).uniqueId);
     const links = await t.db.select().from(listCampaigns).where(eq(listCampaigns.campaignId, copy.id));
     assert.deepEqual(links.map((l) => l.listId), [list.id]);
-    assert.deepEqual(await statusCounts(t.db, copy.id), { queued: 2 });
+    // Its lists are marked; its audience is frozen when its embargo comes.
+    assert.deepEqual(await statusCounts(t.db, copy.id), {});
+    assert.deepEqual(
+      (await t.db.select().from(campaignAudienceSources).where(eq(campaignAudienceSources.campaignId, copy.id))).map((r) => [r.listId, r.frozenAt]),
+      [[list.id, null]],
+    );
     // Not due yet: nothing more is sent.
     await withWorker({}, (w) => w.runOnce());
     assert.deepEqual(mailsOf(t.smtp, copy.id), []);

@@ -7,6 +7,7 @@ import { atom, startTestApp, type TestApp } from '../helper.js';
 import {
   countersOf,
   deliveryRows,
+  freezeAudiences,
   listWithMembers,
   mailsOf,
   parkOtherCampaigns,
@@ -55,7 +56,7 @@ describe('sending a campaign', () => {
     const c = await sendableCampaign(t.db, [list.id]);
     await send(c.id);
     const summary = await withWorker({ batchSize: 5 }, (w) => w.runOnce());
-    assert.deepEqual(summary, { started: 1, batches: 3, sent: 12, finished: 1 });
+    assert.deepEqual(summary, { started: 1, frozen: 12, batches: 3, sent: 12, finished: 1 });
 
     assert.deepEqual(recipientsOf(t.smtp, c.id), members.map((m) => m.email).sort());
     const rows = await deliveryRows(t.db, c.id);
@@ -87,10 +88,11 @@ describe('sending a campaign', () => {
     assert.deepEqual(await countersOf(t.db, c.id), { queued: 0, sent: 12, failed: 0, skipped: 0 });
   });
 
-  test('subscribers blacklisted, disabled or unconfirmed after submission are skipped, with the reason', async () => {
+  test('subscribers blacklisted, disabled or unconfirmed after the freeze are skipped, with the reason', async () => {
     const { list, members } = await listWithMembers(t.db, 4, { prefix: 'late-skip' });
     const c = await sendableCampaign(t.db, [list.id]);
     await send(c.id);
+    await freezeAudiences(t.ctx);
     await t.db.update(subscribers).set({ blacklisted: true }).where(eq(subscribers.id, members[0]!.id));
     await t.db.update(subscribers).set({ disabled: true }).where(eq(subscribers.id, members[1]!.id));
     await t.db.update(subscribers).set({ confirmed: false }).where(eq(subscribers.id, members[2]!.id));
@@ -115,7 +117,7 @@ describe('sending a campaign', () => {
     const c = await sendableCampaign(t.db, [list.id], { embargo: new Date(Date.now() + 3600_000) });
     await send(c.id);
     await withWorker({}, async (w) => {
-      assert.deepEqual(await w.runOnce(), { started: 0, batches: 0, sent: 0, finished: 0 });
+      assert.deepEqual(await w.runOnce(), { started: 0, frozen: 0, batches: 0, sent: 0, finished: 0 });
       assert.equal((await campaignView(c.id)).message_metadata.status, 'submitted');
       assert.deepEqual(mailsOf(t.smtp, c.id), []);
       await t.db.update(campaigns).set({ embargo: new Date(Date.now() - 1000) }).where(eq(campaigns.id, c.id));
@@ -133,7 +135,7 @@ describe('sending a campaign', () => {
       await w.runOnce(); // one batch, then the campaign's turn is over
       assert.equal(mailsOf(t.smtp, c.id).length, 4);
       await patchStatus(c.id, 'suspended');
-      assert.deepEqual(await w.runOnce(), { started: 0, batches: 0, sent: 0, finished: 0 });
+      assert.deepEqual(await w.runOnce(), { started: 0, frozen: 0, batches: 0, sent: 0, finished: 0 });
       assert.equal(mailsOf(t.smtp, c.id).length, 4);
       await patchStatus(c.id, 'submitted');
       for (let i = 0; i < 3; i++) await w.runOnce();
@@ -147,7 +149,9 @@ describe('sending a campaign', () => {
     await t.db.update(subscribers).set({ confirmed: false }).where(eq(subscribers.id, members[0]!.id));
     const c = await sendableCampaign(t.db, [list.id]);
     await send(c.id);
+    await freezeAudiences(t.ctx);
     assert.deepEqual(await deliveryRows(t.db, c.id), []);
+    assert.equal((await campaignView(c.id)).message_metadata.status, 'inprocess');
     await withWorker({}, (w) => w.runOnce());
     assert.equal((await campaignView(c.id)).message_metadata.status, 'sent');
   });
@@ -256,6 +260,7 @@ describe('leases', () => {
     const { list, members } = await listWithMembers(t.db, 6, { prefix: 'lease' });
     const c = await sendableCampaign(t.db, [list.id]);
     await send(c.id);
+    await freezeAudiences(t.ctx);
     const rows = await deliveryRows(t.db, c.id);
     const deadIds = rows.slice(0, 3).map((r) => r.id);
     const liveIds = rows.slice(3, 4).map((r) => r.id);

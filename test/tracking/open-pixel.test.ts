@@ -251,4 +251,22 @@ describe('durability', () => {
     await second.close();
     assert.equal(storedWhenClosing, 25);
   });
+
+  test('two processes flushing opens of one recipient at once count them once in unique', async () => {
+    const database: Database = { ...t.ctx.database, close: async () => {} };
+    const second = await buildApp({ config: { ...t.config, tracking: { flushMs: 60_000, machineSeconds: 2 } }, database, migrate: false });
+    await second.ready();
+    try {
+      for (let round = 0; round < 5; round++) {
+        const { campaign, subscriber } = await sentCampaign();
+        const url = `/t/open.gif?u=${subscriber.uniqueId}&m=${campaign.id}`;
+        for (const app of [t.app, second]) await app.inject({ method: 'GET', url, headers: { 'user-agent': BROWSER } });
+        await Promise.all([t.ctx.events.flush(), second.ctx.events.flush()]);
+        const counters = await countersOf(campaign.id);
+        assert.deepEqual([counters?.opens, counters?.uniqueOpens, counters?.uniqueHumanOpens], [2, 1, 1], `round ${round}`);
+      }
+    } finally {
+      await second.close();
+    }
+  });
 });

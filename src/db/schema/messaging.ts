@@ -107,7 +107,7 @@ export const campaigns = pgTable(
     userSelection: text('user_selection'),
     /** Rewrite links for click tracking when sending. */
     clickTrack: boolean('click_track').notNull().default(true),
-    /** Set when the audience was frozen into deliveries (the campaign was submitted for sending). */
+    /** When a worker last finished freezing the audience into deliveries (the campaign's `prepared` step). */
     audienceFrozenAt: timestamp('audience_frozen_at', { withTimezone: true }),
     ...timestamps,
   },

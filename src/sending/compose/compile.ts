@@ -13,7 +13,7 @@ import { afterBodyStart, mergeContent } from './content.js';
 import { linkTokenSigner, unsubscribeTokenSigner } from './tokens.js';
 import { TrackedUrls, trackHtmlLinks, trackTextLinks } from './links.js';
 import { CRLF, SOFT_BREAK, encodeQuotedPrintable, header, mailbox, textHeader } from './mime.js';
-import { compileBody, escapeHtml, normaliseName, type CompiledBody, type Part, type Resolution, type SlotKind } from './placeholders.js';
+import { compileBody, escapeHtml, normaliseName, oneByte, type CompiledBody, type Part, type Resolution, type SlotKind } from './placeholders.js';
 import { CampaignRenderer } from './render.js';
 import { htmlSkeleton, textSkeleton, type StaticPart } from './skeleton.js';
 import { CompileError, type CompiledCampaign } from './types.js';
@@ -103,7 +103,7 @@ export interface ForwardCopy {
 
 /** A body with static text in front of it. */
 function withPrefix(body: CompiledBody, prefix: string): CompiledBody {
-  const first = `${encodeQuotedPrintable(prefix)}${SOFT_BREAK}${body.pieces[0]!}`;
+  const first = oneByte(`${encodeQuotedPrintable(prefix)}${SOFT_BREAK}${body.pieces[0]!}`);
   return { ...body, pieces: [first, ...body.pieces.slice(1)] };
 }
 

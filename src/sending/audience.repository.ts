@@ -1,0 +1,181 @@
+import { sql } from 'drizzle-orm';
+import { queryRows, type Executor } from '../db/client.js';
+import { array } from './delivery.repository.js';
+
+/*
+ * Freezing a campaign's audience into delivery records, in the background: what is to be frozen
+ * (campaign_audience_sources), which campaigns have freezing to do, and the chunk statement itself.
+ */
+
+/** Namespace of the transaction-level advisory lock held by the one worker freezing a campaign's next chunk. */
+const FREEZE_LOCK = 7391;
+
+/*
+ * Marking lists to be frozen: a list not marked yet, or whose last pass is done, gets a pass from the first
+ * subscriber; a list whose pass is still pending (suspended mid-freeze, say) keeps its place, so resuming continues.
+ */
+const MARK = sql`on conflict (campaign_id, list_id) do update
+  set frozen_through_subscriber_id = case when campaign_audience_sources.frozen_at is null
+                                          then campaign_audience_sources.frozen_through_subscriber_id else 0 end,
+      frozen_at = null`;
+
+/** Marks the campaign's own lists (list_campaigns) to be frozen: one small statement, whatever their size. */
+export async function markCampaignLists(tx: Executor, campaignId: number): Promise<void> {
+  await tx.execute(
+    sql`insert into campaign_audience_sources (campaign_id, list_id)
+        select campaign_id, list_id from list_campaigns where campaign_id = ${campaignId}
+        ${MARK}`,
+  );
+}
+
+/** Marks further lists (a resend) to be frozen into the campaign's audience; ids that are not lists are ignored. */
+export async function markLists(tx: Executor, campaignId: number, listIds: readonly number[]): Promise<void> {
+  if (listIds.length === 0) return;
+  await tx.execute(
+    sql`insert into campaign_audience_sources (campaign_id, list_id)
+        select ${campaignId}, l.id from lists l where l.id = any(${array(listIds, 'int')})
+        ${MARK}`,
+  );
+}
+
+/** Whether any list of the campaign is still to be frozen. */
+export async function hasPendingSources(db: Executor, campaignId: number): Promise<boolean> {
+  const rows = await queryRows<{ one: number }>(
+    db,
+    sql`select 1 as one from campaign_audience_sources where campaign_id = ${campaignId} and frozen_at is null limit 1`,
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Campaigns the freezer has work on, oldest embargo first: `prepared` ones whose embargo has come (their audience is
+ * being frozen; with nothing left they go on to `inprocess`), and `inprocess` ones with lists still to freeze (a
+ * resend while sending).
+ */
+export async function freezeCandidates(db: Executor, limit = 100): Promise<number[]> {
+  const rows = await queryRows<{ id: number }>(
+    db,
+    sql`select id from (
+          select id, embargo from campaigns where status = 'prepared' and embargo <= now()
+          union
+          select c.id, c.embargo from campaigns c
+          where c.status = 'inprocess'
+            and exists (select 1 from campaign_audience_sources a where a.campaign_id = c.id and a.frozen_at is null)
+        ) due
+        order by embargo, id
+        limit ${limit}`,
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Takes the campaign's freeze lock for the rest of the transaction, without waiting: false when another worker is
+ * freezing a chunk of it right now. An advisory lock rather than a row lock: the campaign row and its send state
+ * are locked by status changes and by every batch's outcomes, and waiting on them here could deadlock with those.
+ */
+export async function tryFreezeLock(tx: Executor, campaignId: number): Promise<boolean> {
+  const [row] = await queryRows<{ locked: boolean }>(tx, sql`select pg_try_advisory_xact_lock(${FREEZE_LOCK}, ${campaignId}) as locked`);
+  return row?.locked === true;
+}
+
+/**
+ * The campaign's status, with a KEY SHARE lock held until the chunk commits: a status change (suspend, say) waits
+ * for the chunk under way instead of interleaving with it, and the chunk's records' parent check needs this lock
+ * anyway.
+ */
+export async function statusForFreeze(tx: Executor, campaignId: number): Promise<string | null> {
+  const [row] = await queryRows<{ status: string }>(tx, sql`select status from campaigns where id = ${campaignId} for key share`);
+  return row?.status ?? null;
+}
+
+export interface PendingSource {
+  readonly listId: number;
+  readonly after: number;
+}
+
+/** The list to freeze next, in the order lists were marked, and where its pass stands. */
+export async function nextSource(tx: Executor, campaignId: number): Promise<PendingSource | null> {
+  const [row] = await queryRows<{ list_id: number; after: number }>(
+    tx,
+    sql`select list_id, frozen_through_subscriber_id as after from campaign_audience_sources
+        where campaign_id = ${campaignId} and frozen_at is null
+        order by added_at, list_id limit 1`,
+  );
+  return row ? { listId: row.list_id, after: row.after } : null;
+}
+
+export interface Chunk {
+  /** Members of the list looked at (at most the chunk size). */
+  readonly scanned: number;
+  /** Records added (members already holding one, or not to be mailed, add none). */
+  readonly added: number;
+  /** The list's pass is done. */
+  readonly finished: boolean;
+  /** …and it was the campaign's last list to freeze. */
+  readonly allDone: boolean;
+}
+
+/**
+ * One chunk of a list's pass, in one statement: the next `size` members by subscriber id (a range of the
+ * subscriptions primary key), of whom those confirmed, not blacklisted, not disabled and whose address is not in
+ * the blacklist table get a record unless they have one (ON CONFLICT: a subscriber on several lists, a chunk run
+ * again after a worker died, a resend). The campaign's queued counter and the list's progress move in the same
+ * statement, so they cannot drift from the records. Records are inserted in subscriber order, so a campaign goes
+ * out in a stable order. (The campaign row is not written here: see stampFrozen.)
+ */
+export async function freezeChunk(tx: Executor, campaignId: number, source: PendingSource, size: number): Promise<Chunk> {
+  const [row] = await queryRows<Chunk>(
+    tx,
+    sql`with chunk as (
+          select m.subscriber_id as id from subscriptions m
+          where m.list_id = ${source.listId} and m.subscriber_id > ${source.after}
+          order by m.subscriber_id
+          limit ${size}
+        ),
+        span as (select count(*)::int as scanned, max(id) as last from chunk),
+        inserted as (
+          insert into deliveries (campaign_id, subscriber_id)
+          select ${campaignId}, s.id
+          from subscribers s
+          -- An array, not a join: the planner then probes the primary key once per member. Joined, it hashed the
+          -- chunk and scanned the whole subscribers table for every chunk (a million-row scan per 50,000).
+          where s.id = any(array(select id from chunk))
+            and s.confirmed and not s.blacklisted and not s.disabled
+            and not exists (select 1 from blacklist b where lower(b.email) = lower(s.email))
+          order by s.id
+          on conflict (campaign_id, subscriber_id) do nothing
+          returning 1
+        ),
+        counted as (
+          insert into campaign_counters (campaign_id, queued)
+          select ${campaignId}, count(*) from inserted
+          on conflict (campaign_id) do update
+            set queued = campaign_counters.queued + excluded.queued, updated_at = now()
+        ),
+        progress as (
+          update campaign_audience_sources a
+          set frozen_through_subscriber_id = coalesce(span.last, a.frozen_through_subscriber_id),
+              frozen_at = case when span.scanned < ${size} then now() end
+          from span
+          where a.campaign_id = ${campaignId} and a.list_id = ${source.listId}
+        ),
+        others as (
+          select exists (select 1 from campaign_audience_sources o
+                         where o.campaign_id = ${campaignId} and o.list_id <> ${source.listId} and o.frozen_at is null) as pending
+        )
+        -- Data-modifying CTEs run to completion whether or not the final select reads them.
+        select span.scanned, (select count(*)::int from inserted) as added, span.scanned < ${size} as finished,
+               span.scanned < ${size} and not others.pending as "allDone"
+        from span, others`,
+  );
+  return row!;
+}
+
+/**
+ * `audience_frozen_at`: when the campaign's last pending list was done. Its own statement after the chunk has
+ * committed, because the chunk holds a KEY SHARE lock on the campaign row that a waiting status change queues behind.
+ */
+export async function stampFrozen(db: Executor, campaignId: number): Promise<void> {
+  // updated_at is left alone: it marks content changes (workers recompile when it moves).
+  await db.execute(sql`update campaigns set audience_frozen_at = now() where id = ${campaignId}`);
+}
