@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
+import { pathForLog, serializeError } from './shared/log.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { createDatabase, type Database } from './db/client.js';
@@ -39,6 +40,7 @@ import { attachmentRoutes } from './messaging/attachment.routes.js';
 import { bounceRuleRoutes } from './messaging/bounce-rule.routes.js';
 import { bounceRoutes } from './messaging/bounce.routes.js';
 import { bounceInboundRoutes } from './messaging/bounce-inbound.routes.js';
+import { BounceCounts } from './messaging/bounce-counts.js';
 import { templateRoutes } from './messaging/template.routes.js';
 import { campaignRoutes } from './messaging/campaign.routes.js';
 import { listCampaignRoutes } from './messaging/list-campaign.routes.js';
@@ -69,14 +71,10 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     logger: options.logger ?? {
       level: config.logLevel,
       redact: ['req.headers.authorization', 'req.headers["php-auth-pw"]'],
+      // No personal data or credentials in the log: see shared/log.ts.
       serializers: {
-        // Paths only: query strings can carry e-mail addresses and subscriber ids; an unsubscribe token (a
-        // credential that carries the subscriber's unique id) is cut from its path.
-        req: (req) => ({
-          method: req.method,
-          url: req.url.split('?')[0]?.replace(/\/unsubscribe\/[^/]+/, '/unsubscribe/…'),
-          remoteAddress: req.ip,
-        }),
+        req: (req) => ({ method: req.method, url: pathForLog(req.url), remoteAddress: req.ip }),
+        err: serializeError,
       },
     },
     // A hop count is valid at run time though Fastify's types leave it out.
@@ -100,11 +98,15 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   const secrets = await loadSecrets(database.db);
   const events = new EventBuffer({ db: database.db, log: app.log, ...config.tracking });
   events.start();
-  const ctx: AppContext = { config, database, db: database.db, mailer, transport, log: app.log, secrets, events };
+  const bounceCounts = new BounceCounts({ db: database.db, log: app.log });
+  bounceCounts.start();
+  const ctx: AppContext = { config, database, db: database.db, mailer, transport, log: app.log, secrets, events, bounceCounts };
   app.decorate('ctx', ctx);
   app.addHook('onClose', async () => {
     // Answered opens and clicks are written before the database closes (the server has stopped taking requests).
     await events.close();
+    // So are the counts of recorded bounces (the bounce mailbox was stopped before app.close()).
+    await bounceCounts.close();
     await mailer.close();
     await transport.close();
     await database.close();
