@@ -15,6 +15,8 @@ export interface DriveInput {
   warmupSeconds: number;
   /** The bench super user's session key, handed to job scenarios. */
   sessionKey: string;
+  /** What the service's environment adds to this process's (see JobContext). */
+  serviceEnv: Record<string, string>;
 }
 
 export interface LoadOutput {
@@ -65,6 +67,7 @@ async function runJob(scenario: JobScenario, input: DriveInput): Promise<JobOutp
     connections: input.connections,
     durationSeconds: input.durationSeconds,
     warmupSeconds: input.warmupSeconds,
+    serviceEnv: input.serviceEnv,
   });
   const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
   return { elapsed_s: Math.round(elapsed * 1000) / 1000, ...figures };

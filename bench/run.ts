@@ -22,7 +22,12 @@ import { superUserSession, type Seed } from './seeds.js';
  */
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const BENCH_DATABASE = 'mailroom_bench';
+// Another name lets two bench runs share one server without dropping each other's database.
+const BENCH_DATABASE = process.env.BENCH_DATABASE_NAME || 'mailroom_bench';
+if (!/^[a-z_][a-z0-9_]{0,62}$/.test(BENCH_DATABASE)) {
+  console.error(`bench: BENCH_DATABASE_NAME must be a lower-case SQL identifier, got ${JSON.stringify(BENCH_DATABASE)}`);
+  process.exit(2);
+}
 const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
 interface Options {
@@ -268,8 +273,8 @@ async function main(): Promise<void> {
     });
 
     const port = await freePort();
-    const serviceEnv = {
-      ...process.env,
+    // What the service gets on top of this process's environment; jobs get it too, to start workers like it.
+    const serviceOverrides: Record<string, string> = {
       ...bench.serviceEnv,
       PORT: String(port),
       HOST: '127.0.0.1',
@@ -278,6 +283,7 @@ async function main(): Promise<void> {
       ADMIN_LOGIN: '',
       ADMIN_PASSWORD: '',
     };
+    const serviceEnv = { ...process.env, ...serviceOverrides };
     const driveInput = (name: string): DriveInput => ({
       scenario: name,
       url: `http://127.0.0.1:${port}`,
@@ -286,6 +292,7 @@ async function main(): Promise<void> {
       durationSeconds: options.durationSeconds,
       warmupSeconds: options.warmupSeconds,
       sessionKey,
+      serviceEnv: serviceOverrides,
     });
 
     // Load scenarios first, all against one service, so they measure the seeded data before any job writes to it.
@@ -328,13 +335,19 @@ async function main(): Promise<void> {
             await database.close();
           }
         }
-        const rate = figures.requests_per_s;
+        const rate = (figures as JobFigures)[scenario.rate ?? 'requests_per_s'];
         if (typeof rate === 'number') jobRates.set(scenario.name, rate);
-        const base = scenario.baseline ? jobRates.get(scenario.baseline) : undefined;
-        const ratio =
-          typeof rate === 'number' && base
-            ? { baseline: scenario.baseline, ratio_to_baseline: Math.round((rate / base) * 1000) / 1000 }
-            : {};
+        const ratioTo = (name: string) => {
+          const base = jobRates.get(name);
+          return typeof rate === 'number' && base ? Math.round((rate / base) * 1000) / 1000 : undefined;
+        };
+        const base = scenario.baseline ? ratioTo(scenario.baseline) : undefined;
+        const ratio: Record<string, string | number> =
+          base !== undefined ? { baseline: scenario.baseline!, ratio_to_baseline: base } : {};
+        for (const name of scenario.baselines ?? []) {
+          const value = ratioTo(name);
+          if (value !== undefined) ratio[`ratio_to_${name.replace(/-/g, '_')}`] = value;
+        }
         printLine({ ...common, ...figures, ...verified, ...ratio, service_peak_rss_mb: peak });
       } catch (err) {
         printLine({ ...common, error: (err as Error).message, service_peak_rss_mb: peakRssMegabytes(service?.pid) ?? null });

@@ -28,6 +28,12 @@ export interface JobContext {
   readonly connections: number;
   readonly durationSeconds: number;
   readonly warmupSeconds: number;
+  /**
+   * What bench/run.ts sets on top of its own environment for the service (DATABASE_URL, DATA_DIR, LOG_LEVEL …).
+   * The driver inherits the rest, so `{ ...process.env, ...serviceEnv }` is the service's environment: for jobs that
+   * start processes of their own beside it (campaign workers).
+   */
+  readonly serviceEnv: Readonly<Record<string, string>>;
 }
 
 /** Figures a job reports; each becomes a field of the scenario's JSON line, so keep the names snake_case. */
@@ -47,6 +53,10 @@ export interface JobScenario<T = unknown> {
    * divided by that one's.
    */
   readonly baseline?: string;
+  /** Several earlier jobs to compare with: the line gets `ratio_to_<name>` (dashes as underscores) for each. */
+  readonly baselines?: readonly string[];
+  /** The figure `baseline(s)` compare (this job's and theirs); default `requests_per_s`. */
+  readonly rate?: string;
 }
 
 export type Scenario<T = unknown> = LoadScenario<T> | JobScenario<T>;

@@ -1,3 +1,10 @@
+CREATE TABLE "bounce_count_increments" (
+	"id" bigserial PRIMARY KEY NOT NULL,
+	"campaign_id" integer,
+	"rule_id" integer,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "bounce_receipts" (
 	"message_id" text PRIMARY KEY NOT NULL,
 	"bounce_id" bigint NOT NULL,

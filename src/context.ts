@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Database, Db } from './db/client.js';
 import type { Mailer } from './mail/mailer.js';
+import type { BounceCounts } from './messaging/bounce-counts.js';
 import type { Transport } from './sending/transport.js';
 import type { EventBuffer } from './tracking/event-buffer.js';
 
@@ -18,6 +19,8 @@ export interface AppContext {
   readonly secrets: { readonly linkToken: string };
   /** Opens and clicks on their way to the database (tracking/event-buffer.ts); `flush()` writes them now. */
   readonly events: EventBuffer;
+  /** Folds recorded bounces into the campaign and rule figures (messaging/bounce-counts.ts); `fold()` does it now. */
+  readonly bounceCounts: BounceCounts;
 }
 
 declare module 'fastify' {

@@ -136,3 +136,13 @@ export async function recordBounce(db: Executor, r: BounceRecord): Promise<Recor
     consecutive: Number(d.consecutive ?? 0),
   };
 }
+
+/**
+ * Adds every pending bounce count increment to the campaigns', their counters' and the rules' figures, in one
+ * transaction (`fold_bounce_counts`, src/db/routines/040_record_bounce.sql); answers how many it took. Safe to call
+ * from several processes at once: each increment is added once.
+ */
+export async function foldBounceCounts(db: Executor): Promise<number> {
+  const [row] = await queryRows<{ taken: number }>(db, sql`select fold_bounce_counts() as taken`);
+  return Number(row?.taken ?? 0);
+}

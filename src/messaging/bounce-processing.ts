@@ -19,6 +19,9 @@ import { readBounce, type BounceKind, type BounceReport } from './dsn.js';
  * 3. the subscriber's history says what happened and why.
  *
  * A report that is not a failure (a "delivered" DSN) is stored and nothing else happens.
+ *
+ * The campaign's bounce count, its counters row and the rule's match count are added to a moment later, not in the
+ * bounce's transaction (bounce-counts.ts; why in 040_record_bounce.sql, "Durability"): foldBounceCounts does it now.
  */
 
 export type MatchedBy = 'delivery' | 'campaign_subscriber' | 'message_id' | 'recipient';
@@ -100,6 +103,14 @@ export async function processBounce(
   // A "delivered" report is no failure: nothing to match rules against.
   const rule = report.kind === null ? null : (active.find((r) => r.pattern && matchesBounceRule(r.pattern, report.text)) ?? null);
   return record(ctx, report, rule, source);
+}
+
+/**
+ * Adds the counts of every bounce recorded so far (by any process) to the campaigns' bounce counts, their counters
+ * and the rules' match counts, now rather than at the next periodic fold; answers how many bounces' counts it added.
+ */
+export function foldBounceCounts(ctx: AppContext): Promise<number> {
+  return ctx.bounceCounts.fold();
 }
 
 /** What the bounce was: a short label (`Hard bounce 5.1.1`) and the same with the server's diagnostic. */
@@ -184,6 +195,7 @@ async function record(ctx: AppContext, report: BounceReport, rule: ActiveRule | 
     matchedBy: done.matchedBy,
   };
   if (done.duplicate) return { ...outcome, ruleId: null, duplicate: true, actions: [] };
+  ctx.bounceCounts.recorded();
 
   const campaign = done.campaignId === null ? 'no campaign' : `campaign ${done.campaignId}`;
   const fill = (text: string) =>

@@ -1,7 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eq } from 'drizzle-orm';
-import { bounceReceipts, bounces } from '../../src/db/schema/index.js';
+import { bounceReceipts, bounces, campaignCounters } from '../../src/db/schema/index.js';
+import { foldBounceCounts } from '../../src/messaging/bounce-processing.js';
 import { createCampaign, createDelivery, createSubscriber } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
 import { arf, dsn, originalMail, plainBounce } from './bounce-samples.js';
@@ -290,14 +291,21 @@ describe('POST /bounces/inbound: a message sent twice is processed once', () => 
   });
 
   test('ten copies at once: one bounce, one count', async () => {
-    const { subscriber, delivery } = await scene();
+    const { subscriber, campaign, delivery } = await scene();
     const original = await originalMail({ to: subscriber.email, deliveryId: delivery.id });
     const message = dsn({ original, recipient: subscriber.email, status: '4.2.2' });
     const answers = await Promise.all(Array.from({ length: 10 }, () => post(message)));
     assert.deepEqual(answers.map((a) => a.statusCode), Array(10).fill(202));
     assert.equal(answers.filter((a) => !a.json().duplicate).length, 1);
     assert.equal((await t.db.select().from(bounces).where(eq(bounces.subscriberId, subscriber.id))).length, 1);
-    const res = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${subscriber.id}`, headers: (await t.adminWithSession()).headers });
+    const { headers } = await t.adminWithSession();
+    const res = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${subscriber.id}`, headers });
     assert.equal(res.json().bounce_count, 1);
+    // The campaign's figures too, once the recorded counts are folded in.
+    await foldBounceCounts(t.ctx);
+    const [counter] = await t.db.select().from(campaignCounters).where(eq(campaignCounters.campaignId, campaign.id));
+    assert.equal(counter?.bounces, 1);
+    const shown = await t.inject({ method: 'GET', url: `/api/v2/campaigns/${campaign.id}`, headers });
+    assert.equal(shown.json().message_metadata.bounce_count, 1);
   });
 });

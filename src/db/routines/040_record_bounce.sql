@@ -16,12 +16,16 @@
 -- present, agree with it; campaign + subscriber unique id (a test send has no delivery); the returned Message-ID
 -- equal to a delivery's; the failed address equal to a subscriber's (campaign unknown).
 --
--- Durability: the transaction commits asynchronously (synchronous_commit off, for it alone). Every bounce of a
--- campaign updates the campaign's row and its counters row, so with a synchronous commit each transaction held those
--- locks through its WAL flush and bounces went one flush at a time (about 300 a second on the development VM, over
--- 1,000 without the wait). The price: if PostgreSQL itself crashes, bounces committed in the last moments (at most
--- about three wal_writer_delay, 0.6 s by default) are lost whole — each with all its effects, never half — and were
--- already answered 202 or moved out of the mailbox. A lost bounce is a count off by one, not an inconsistency.
+-- Durability: the transaction commits synchronously, like every other: a bounce answered 202 or moved out of the
+-- mailbox is on disk, with all its effects. What made that slow was the three rows every bounce of a campaign
+-- shares — campaigns.bounce_count, its campaign_counters row and the matched rule's bounce_rules.match_count:
+-- updated here, each transaction held their locks through its WAL flush and bounces committed one flush at a time
+-- (about 300 a second on the development VM). So those counts are not updated here: the bounce appends one row to
+-- bounce_count_increments (no shared row, no lock anyone waits for), and fold_bounce_counts() below adds the
+-- pending rows to the three counters a moment later (src/messaging/bounce-counts.ts runs it every 500 ms in a
+-- process that recorded bounces, at start and at a graceful stop). The figures are fresh within about a second;
+-- the increments are as durable as the bounce, and one left by a crashed process is folded by the next fold of any
+-- process. Everything per subscriber (bounce_count, confirmed, blacklisted, history, blacklist) stays immediate.
 --
 -- Consecutive bounces: the subscriber's latest sent deliveries, newest first, counted while each has a bounce (hard,
 -- soft or unknown; several bounces of one delivery count once); deliveries not sent yet are skipped.
@@ -70,7 +74,6 @@ DECLARE
   v_auto_reason text;
   v_kept record;
 BEGIN
-  PERFORM set_config('synchronous_commit', 'off', true);
   IF v_h_delivery IS NOT NULL THEN
     SELECT d.id, d.campaign_id, d.subscriber_id INTO v_delivery, v_campaign, v_sub
     FROM deliveries d JOIN subscribers s ON s.id = d.subscriber_id
@@ -213,16 +216,10 @@ BEGIN
     v_rule_blacklisted := FOUND;
   END IF;
 
-  -- Rows every bounce of a campaign shares come last: their locks are held the shortest.
-  IF v_counted AND v_campaign IS NOT NULL THEN
-    UPDATE campaigns SET bounce_count = bounce_count + 1 WHERE id = v_campaign;
-    IF FOUND THEN
-      INSERT INTO campaign_counters (campaign_id, bounces) VALUES (v_campaign, 1)
-      ON CONFLICT (campaign_id) DO UPDATE SET bounces = campaign_counters.bounces + 1, updated_at = now();
-    END IF;
-  END IF;
-  IF v_rule IS NOT NULL THEN
-    UPDATE bounce_rules SET match_count = match_count + 1 WHERE id = v_rule;
+  -- The counts every bounce of a campaign (or rule) shares: appended, folded in later (see Durability above).
+  IF (v_counted AND v_campaign IS NOT NULL) OR v_rule IS NOT NULL THEN
+    INSERT INTO bounce_count_increments (campaign_id, rule_id)
+    VALUES (CASE WHEN v_counted THEN v_campaign END, v_rule);
   END IF;
 
   RETURN jsonb_build_object(
@@ -241,5 +238,40 @@ BEGIN
     'auto_blacklisted', v_auto_blacklisted,
     'auto_unconfirmed', v_auto_unconfirmed,
     'consecutive', v_n);
+END
+$$;
+
+-- Moves every pending increment into campaigns.bounce_count, campaign_counters.bounces and bounce_rules.match_count
+-- in one transaction; answers how many increments it took. Any process may call it at any time: the increments are
+-- taken by DELETE … RETURNING, so each is added once however many folds run, and a transaction-level advisory lock
+-- runs folds one after the other, so two never wait on each other's rows (nor deadlock updating several campaigns in
+-- different orders); the second sees what the first left. Increments of a campaign or rule deleted meanwhile are
+-- dropped (UPDATE … FROM finds no row; the counters row is only written for a campaign just updated, whose row lock
+-- keeps it from being deleted before this commits).
+CREATE OR REPLACE FUNCTION fold_bounce_counts() RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  v_taken integer;
+BEGIN
+  PERFORM pg_advisory_xact_lock(7342, 0);
+  WITH taken AS (
+    DELETE FROM bounce_count_increments RETURNING campaign_id, rule_id
+  ), per_campaign AS (
+    SELECT campaign_id, count(*) AS n FROM taken WHERE campaign_id IS NOT NULL GROUP BY campaign_id
+  ), per_rule AS (
+    SELECT rule_id, count(*) AS n FROM taken WHERE rule_id IS NOT NULL GROUP BY rule_id
+  ), campaigns_done AS (
+    UPDATE campaigns c SET bounce_count = c.bounce_count + p.n
+    FROM per_campaign p WHERE c.id = p.campaign_id
+    RETURNING c.id, p.n
+  ), counters_done AS (
+    INSERT INTO campaign_counters AS k (campaign_id, bounces)
+    SELECT id, n FROM campaigns_done
+    ON CONFLICT (campaign_id) DO UPDATE SET bounces = k.bounces + excluded.bounces, updated_at = now()
+  ), rules_done AS (
+    UPDATE bounce_rules r SET match_count = r.match_count + p.n
+    FROM per_rule p WHERE r.id = p.rule_id
+  )
+  SELECT count(*) INTO v_taken FROM taken;
+  RETURN v_taken;
 END
 $$;

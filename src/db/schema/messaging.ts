@@ -219,3 +219,19 @@ export const bounceReceipts = pgTable('bounce_receipts', {
   bounceId: bigint('bounce_id', { mode: 'number' }).notNull(),
   receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * Bounces counted but not yet added to `campaigns.bounce_count`, `campaign_counters.bounces` and
+ * `bounce_rules.match_count`: one row per bounce, appended by `record_bounce` in the bounce's own transaction and
+ * moved into those counters by `fold_bounce_counts` (both in src/db/routines/040_record_bounce.sql) a moment later.
+ * Every bounce of a campaign would otherwise update the same three rows and hold their locks through its commit's
+ * WAL flush, one bounce at a time. No foreign keys: a campaign or rule deleted meanwhile is skipped by the fold.
+ */
+export const bounceCountIncrements = pgTable('bounce_count_increments', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  /** The campaign a counted bounce adds to (null: not counted for a campaign). */
+  campaignId: integer('campaign_id'),
+  /** The bounce rule that matched (null: none). */
+  ruleId: integer('rule_id'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
