@@ -3,6 +3,7 @@ import type { AppContext } from '../../src/context.js';
 import type { Db } from '../../src/db/client.js';
 import { FREEZE_CHUNK, freezePending } from '../../src/sending/audience-freeze.js';
 import { promoteDueCampaigns } from '../../src/sending/campaign-run.js';
+import { startWorker, type WorkerOptions } from '../../src/sending/worker.js';
 import { campaignCounters, campaigns, deliveries, listCampaigns } from '../../src/db/schema/index.js';
 import { createCampaign, createList, createSubscriber, subscribe } from '../factories.js';
 import type { ReceivedMail, SmtpSink } from '../smtp-sink.js';
@@ -97,4 +98,18 @@ export async function freezeAudiences(ctx: AppContext, chunkSize = FREEZE_CHUNK)
   const promoted = await promoteDueCampaigns(ctx);
   const frozen = await freezePending(ctx, { chunkSize, turnMs: 60_000, isStopping: () => false });
   return { promoted, ...frozen };
+}
+
+/** A worker driven by the test (no loop), retrying temporary failures at once unless told otherwise; stopped after. */
+export async function withWorker<T>(
+  ctx: AppContext,
+  options: WorkerOptions,
+  fn: (worker: ReturnType<typeof startWorker>) => Promise<T>,
+): Promise<T> {
+  const worker = startWorker(ctx, { loop: false, retryDelaySeconds: 0, ...options });
+  try {
+    return await fn(worker);
+  } finally {
+    await worker.stop();
+  }
 }

@@ -3,9 +3,8 @@ import assert from 'node:assert/strict';
 import { and, eq, gt, sql } from 'drizzle-orm';
 import { campaignAudienceSources, campaigns, deliveries, listCampaigns, sendRateWindows } from '../../src/db/schema/index.js';
 import { createSubscriber, subscribe } from '../factories.js';
-import { startWorker, type WorkerOptions } from '../../src/sending/worker.js';
 import { startTestApp, type TestApp } from '../helper.js';
-import { deliveryRows, listWithMembers, mailsOf, recipientsOf, sendableCampaign, statusCounts } from './send-fixtures.js';
+import { deliveryRows, listWithMembers, mailsOf, recipientsOf, sendableCampaign, statusCounts, withWorker } from './send-fixtures.js';
 
 /*
  * Rate limits shared through the database, and the schedule: requeue and repeat.
@@ -25,14 +24,6 @@ const send = async (id: number) => {
 };
 const campaignRow = async (id: number) => (await t.db.select().from(campaigns).where(eq(campaigns.id, id)))[0]!;
 
-async function withWorker<T>(options: WorkerOptions, fn: (w: ReturnType<typeof startWorker>) => Promise<T>): Promise<T> {
-  const worker = startWorker(t.ctx, { loop: false, retryDelaySeconds: 0, ...options });
-  try {
-    return await fn(worker);
-  } finally {
-    await worker.stop();
-  }
-}
 
 describe('rate limits', () => {
   test('SEND_RATE: no one-second window gets more than the limit', async () => {
@@ -41,7 +32,7 @@ describe('rate limits', () => {
     await send(c.id);
     await t.db.delete(sendRateWindows);
     const started = Date.now();
-    await withWorker({ rate: 5, batchSize: 200 }, (w) => w.runOnce());
+    await withWorker(t.ctx, { rate: 5, batchSize: 200 }, (w) => w.runOnce());
     const elapsed = Date.now() - started;
     assert.deepEqual(recipientsOf(t.smtp, c.id), members.map((m) => m.email).sort());
     const windows = await t.db.select().from(sendRateWindows).where(eq(sendRateWindows.key, 'global'));
@@ -61,7 +52,7 @@ describe('rate limits', () => {
     }
     const c = await sendableCampaign(t.db, [list.id]);
     await send(c.id);
-    await withWorker({ domainRate: 3, domainWindowSeconds: 3600 }, (w) => w.runOnce());
+    await withWorker(t.ctx, { domainRate: 3, domainWindowSeconds: 3600 }, (w) => w.runOnce());
     const got = recipientsOf(t.smtp, c.id);
     assert.equal(got.filter((r) => r.endsWith('@slow.example')).length, 3);
     assert.deepEqual(got.filter((r) => r.endsWith('@fast.example')), fast.map((s) => s.email).sort());
@@ -88,7 +79,7 @@ describe('schedule', () => {
       requeueUntil: new Date(Date.now() + 86_400_000),
     });
     await send(c.id);
-    await withWorker({}, (w) => w.runOnce());
+    await withWorker(t.ctx, {}, (w) => w.runOnce());
     const row = await campaignRow(c.id);
     assert.equal(row.status, 'submitted');
     assert.equal(row.sentAt, null);
@@ -99,7 +90,7 @@ describe('schedule', () => {
     const newcomer = await createSubscriber(t.db, { email: 'requeue-newcomer@example.com', confirmed: true });
     await subscribe(t.db, list.id, newcomer.id);
     await t.db.update(campaigns).set({ embargo: new Date(Date.now() - 1000), requeueUntil: new Date(Date.now() + 30 * 60_000) }).where(eq(campaigns.id, c.id));
-    await withWorker({}, (w) => w.runOnce());
+    await withWorker(t.ctx, {}, (w) => w.runOnce());
     assert.deepEqual(recipientsOf(t.smtp, c.id), [...members.map((m) => m.email), newcomer.email].sort());
     // The next requeue would fall after requeue_until: done.
     assert.equal((await campaignRow(c.id)).status, 'sent');
@@ -116,7 +107,7 @@ describe('schedule', () => {
       subject: 'Daily digest',
     });
     await send(c.id);
-    await withWorker({}, (w) => w.runOnce());
+    await withWorker(t.ctx, {}, (w) => w.runOnce());
     assert.equal((await campaignRow(c.id)).status, 'sent');
     const copies = await t.db.select().from(campaigns).where(and(gt(campaigns.id, c.id), eq(campaigns.subject, 'Daily digest')));
     assert.equal(copies.length, 1);
@@ -134,12 +125,12 @@ describe('schedule', () => {
       [[list.id, null]],
     );
     // Not due yet: nothing more is sent.
-    await withWorker({}, (w) => w.runOnce());
+    await withWorker(t.ctx, {}, (w) => w.runOnce());
     assert.deepEqual(mailsOf(t.smtp, copy.id), []);
 
     // The last occurrence inside repeat_until makes no further copy.
     await t.db.update(campaigns).set({ embargo: new Date(Date.now() - 1000), repeatUntil: new Date(Date.now() + 3600_000) }).where(eq(campaigns.id, copy.id));
-    await withWorker({}, (w) => w.runOnce());
+    await withWorker(t.ctx, {}, (w) => w.runOnce());
     assert.equal(mailsOf(t.smtp, copy.id).length, 2);
     const later = await t.db.select({ n: sql<number>`count(*)::int` }).from(campaigns).where(and(gt(campaigns.id, copy.id), eq(campaigns.subject, 'Daily digest')));
     assert.equal(later[0]!.n, 0);

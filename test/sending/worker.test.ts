@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { attachments, campaigns, campaignSendStates, deliveries, subscribers } from '../../src/db/schema/index.js';
-import { startWorker, type WorkerOptions } from '../../src/sending/worker.js';
+import { startWorker } from '../../src/sending/worker.js';
 import { atom, startTestApp, type TestApp } from '../helper.js';
 import {
   countersOf,
@@ -14,6 +14,7 @@ import {
   recipientsOf,
   sendableCampaign,
   statusCounts,
+  withWorker,
 } from './send-fixtures.js';
 
 /*
@@ -40,22 +41,13 @@ const patchStatus = async (id: number, status: string) => {
   assert.equal(res.statusCode, 200, res.body);
 };
 
-/** A worker driven by the test (no loop), retrying temporary failures at once unless told otherwise. */
-async function withWorker<T>(options: WorkerOptions, fn: (w: ReturnType<typeof startWorker>) => Promise<T>): Promise<T> {
-  const worker = startWorker(t.ctx, { loop: false, retryDelaySeconds: 0, ...options });
-  try {
-    return await fn(worker);
-  } finally {
-    await worker.stop();
-  }
-}
 
 describe('sending a campaign', () => {
   test('every member gets one mail; the campaign ends sent with its counters; records carry the outcome', async () => {
     const { list, members } = await listWithMembers(t.db, 12, { prefix: 'e2e' });
     const c = await sendableCampaign(t.db, [list.id]);
     await send(c.id);
-    const summary = await withWorker({ batchSize: 5 }, (w) => w.runOnce());
+    const summary = await withWorker(t.ctx, { batchSize: 5 }, (w) => w.runOnce());
     assert.deepEqual(summary, { started: 1, frozen: 12, batches: 3, sent: 12, finished: 1 });
 
     assert.deepEqual(recipientsOf(t.smtp, c.id), members.map((m) => m.email).sort());
@@ -96,7 +88,7 @@ describe('sending a campaign', () => {
     await t.db.update(subscribers).set({ blacklisted: true }).where(eq(subscribers.id, members[0]!.id));
     await t.db.update(subscribers).set({ disabled: true }).where(eq(subscribers.id, members[1]!.id));
     await t.db.update(subscribers).set({ confirmed: false }).where(eq(subscribers.id, members[2]!.id));
-    await withWorker({}, (w) => w.runOnce());
+    await withWorker(t.ctx, {}, (w) => w.runOnce());
     assert.deepEqual(recipientsOf(t.smtp, c.id), [members[3]!.email]);
     const rows = await deliveryRows(t.db, c.id);
     assert.deepEqual(
@@ -116,7 +108,7 @@ describe('sending a campaign', () => {
     const { list, members } = await listWithMembers(t.db, 2, { prefix: 'embargo' });
     const c = await sendableCampaign(t.db, [list.id], { embargo: new Date(Date.now() + 3600_000) });
     await send(c.id);
-    await withWorker({}, async (w) => {
+    await withWorker(t.ctx, {}, async (w) => {
       assert.deepEqual(await w.runOnce(), { started: 0, frozen: 0, batches: 0, sent: 0, finished: 0 });
       assert.equal((await campaignView(c.id)).message_metadata.status, 'submitted');
       assert.deepEqual(mailsOf(t.smtp, c.id), []);
@@ -131,7 +123,7 @@ describe('sending a campaign', () => {
     const { list, members } = await listWithMembers(t.db, 10, { prefix: 'pause' });
     const c = await sendableCampaign(t.db, [list.id]);
     await send(c.id);
-    await withWorker({ batchSize: 4, lanes: 1, turnMs: 0 }, async (w) => {
+    await withWorker(t.ctx, { batchSize: 4, lanes: 1, turnMs: 0 }, async (w) => {
       await w.runOnce(); // one batch, then the campaign's turn is over
       assert.equal(mailsOf(t.smtp, c.id).length, 4);
       await patchStatus(c.id, 'suspended');
@@ -152,7 +144,7 @@ describe('sending a campaign', () => {
     await freezeAudiences(t.ctx);
     assert.deepEqual(await deliveryRows(t.db, c.id), []);
     assert.equal((await campaignView(c.id)).message_metadata.status, 'inprocess');
-    await withWorker({}, (w) => w.runOnce());
+    await withWorker(t.ctx, {}, (w) => w.runOnce());
     assert.equal((await campaignView(c.id)).message_metadata.status, 'sent');
   });
 });
@@ -163,7 +155,7 @@ describe('failures', () => {
     const c = await sendableCampaign(t.db, [list.id]);
     await t.db.insert(attachments).values({ campaignId: c.id, filename: 'gone.pdf', mimeType: 'application/pdf', size: 10, contentHash: 'f'.repeat(64) });
     await send(c.id);
-    await withWorker({}, (w) => w.runOnce());
+    await withWorker(t.ctx, {}, (w) => w.runOnce());
     assert.equal((await campaignView(c.id)).message_metadata.status, 'suspended');
     const [state] = await t.db.select().from(campaignSendStates).where(eq(campaignSendStates.campaignId, c.id));
     assert.match(state!.pausedReason!, /^Suspended: the campaign could not be prepared for sending: /);
@@ -177,7 +169,7 @@ describe('failures', () => {
     await send(c.id);
     await parkOtherCampaigns(t.db, c.id);
     t.smtp.failNext(2, 451, 'Try again later');
-    await withWorker({ concurrency: 1 }, (w) => w.runOnce());
+    await withWorker(t.ctx, { concurrency: 1 }, (w) => w.runOnce());
     assert.deepEqual(recipientsOf(t.smtp, c.id), members.map((m) => m.email).sort());
     const rows = await deliveryRows(t.db, c.id);
     assert.deepEqual(rows.map((r) => r.attempts).sort(), [1, 1, 1, 2, 2]);
@@ -188,7 +180,7 @@ describe('failures', () => {
     await send(d.id);
     await parkOtherCampaigns(t.db, d.id);
     t.smtp.failNext(2, 451, 'Mailbox busy');
-    await withWorker({ maxAttempts: 2, failurePause: 0 }, (w) => w.runOnce());
+    await withWorker(t.ctx, { maxAttempts: 2, failurePause: 0 }, (w) => w.runOnce());
     const [failed] = await deliveryRows(t.db, d.id);
     assert.equal(failed!.status, 'failed');
     assert.equal(failed!.attempts, 2);
@@ -204,7 +196,7 @@ describe('failures', () => {
     await parkOtherCampaigns(t.db, c.id);
     t.smtp.failNext(1, 452, 'Too busy');
     const before = Date.now();
-    await withWorker({ retryDelaySeconds: 60 }, (w) => w.runOnce());
+    await withWorker(t.ctx, { retryDelaySeconds: 60 }, (w) => w.runOnce());
     const [row] = await deliveryRows(t.db, c.id);
     assert.equal(row!.status, 'queued');
     assert.equal(row!.attempts, 1);
@@ -221,7 +213,7 @@ describe('failures', () => {
     await send(c.id);
     await parkOtherCampaigns(t.db, c.id);
     t.smtp.failNext(1, 550, 'No such user');
-    await withWorker({ concurrency: 1 }, (w) => w.runOnce());
+    await withWorker(t.ctx, { concurrency: 1 }, (w) => w.runOnce());
     assert.equal(mailsOf(t.smtp, c.id).length, 2);
     assert.deepEqual(await statusCounts(t.db, c.id), { sent: 2, failed: 1 });
     const failed = (await deliveryRows(t.db, c.id)).find((r) => r.status === 'failed')!;
@@ -236,7 +228,7 @@ describe('failures', () => {
     await send(c.id);
     await parkOtherCampaigns(t.db, c.id);
     t.smtp.failNext(3, 554, 'Relay access denied');
-    await withWorker({ failurePause: 3, concurrency: 1, lanes: 1 }, (w) => w.runOnce());
+    await withWorker(t.ctx, { failurePause: 3, concurrency: 1, lanes: 1 }, (w) => w.runOnce());
     assert.equal((await campaignView(c.id)).message_metadata.status, 'suspended');
     assert.deepEqual(await statusCounts(t.db, c.id), { failed: 3, queued: 5 });
     const [state] = await t.db.select().from(campaignSendStates).where(eq(campaignSendStates.campaignId, c.id));
@@ -244,7 +236,7 @@ describe('failures', () => {
     assert.deepEqual(mailsOf(t.smtp, c.id), []);
 
     await patchStatus(c.id, 'submitted');
-    await withWorker({ failurePause: 3 }, (w) => w.runOnce());
+    await withWorker(t.ctx, { failurePause: 3 }, (w) => w.runOnce());
     assert.equal((await campaignView(c.id)).message_metadata.status, 'sent');
     assert.equal(mailsOf(t.smtp, c.id).length, 5);
     const [cleared] = await t.db.select().from(campaignSendStates).where(eq(campaignSendStates.campaignId, c.id));
@@ -273,7 +265,7 @@ describe('leases', () => {
       .update(deliveries)
       .set({ status: 'sending', workerId: 'live-worker', leaseUntil: new Date(Date.now() + 600_000) })
       .where(inArray(deliveries.id, liveIds));
-    await withWorker({}, (w) => w.runOnce());
+    await withWorker(t.ctx, {}, (w) => w.runOnce());
     const expected = members.filter((m) => m.id !== rows[3]!.subscriberId).map((m) => m.email).sort();
     assert.deepEqual(recipientsOf(t.smtp, c.id), expected);
     assert.equal((await campaignView(c.id)).message_metadata.status, 'inprocess'); // the live worker's row is pending
@@ -283,7 +275,7 @@ describe('leases', () => {
 
     // The live worker dies too: once its lease runs out, the row is sent, once.
     await t.db.update(deliveries).set({ leaseUntil: new Date(Date.now() - 1) }).where(eq(deliveries.id, liveIds[0]!));
-    await withWorker({}, (w) => w.runOnce());
+    await withWorker(t.ctx, {}, (w) => w.runOnce());
     assert.deepEqual(recipientsOf(t.smtp, c.id), members.map((m) => m.email).sort());
     assert.equal((await campaignView(c.id)).message_metadata.status, 'sent');
   });
