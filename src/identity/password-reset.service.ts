@@ -1,3 +1,4 @@
+import { escapeHtml } from '../shared/html.js';
 import type { AppContext } from '../context.js';
 import { BadRequestError, HttpError, NotFoundError, TooManyRequestsError } from '../shared/errors.js';
 import { findAdministratorByEmail } from './administrator.repository.js';
@@ -103,6 +104,3 @@ function resetMail(link: string, loginName: string) {
   return { subject: 'Reset your Mailroom password', text, html };
 }
 
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}

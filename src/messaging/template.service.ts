@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { ConflictError, NotFoundError, ValidationError, driverCode } from '../shared/errors.js';
 import { toPage } from '../shared/pagination.js';
 import { DEFAULT_TEXT, findDefaultTemplate, readDefaultTemplate } from './template-defaults.js';
 import { extractImages, imagesNotFull, linksNotFull, scanTemplateHtml } from './template-html.js';
@@ -133,8 +133,5 @@ function shorten(src: string): string {
 }
 
 function isUniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
-    if ((e as { code?: unknown }).code === '23505') return true;
-  }
-  return false;
+  return driverCode(err) === '23505';
 }

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { HttpError, ValidationError } from '../shared/errors.js';
+import { HttpError, ValidationError, driverCode } from '../shared/errors.js';
 import { formatValidationErrors } from '../shared/validation.js';
 import { routeNotFoundMessage } from './http.js';
 
@@ -53,11 +53,3 @@ function clientErrorMessage(error: FastifyError): string {
   }
 }
 
-/** The SQLSTATE of a database error; Drizzle wraps the driver's error, which then sits on `cause`. */
-function driverCode(error: unknown): string | undefined {
-  for (let e: unknown = error, depth = 0; e && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
-  }
-  return undefined;
-}

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db/client.js';
-import { array } from './delivery.repository.js';
+import { sqlArray } from '../db/client.js';
 
 /*
  * Freezing a campaign's audience into delivery records, in the background: what is to be frozen
@@ -33,7 +33,7 @@ export async function markLists(tx: Executor, campaignId: number, listIds: reado
   if (listIds.length === 0) return;
   await tx.execute(
     sql`insert into campaign_audience_sources (campaign_id, list_id)
-        select ${campaignId}, l.id from lists l where l.id = any(${array(listIds, 'int')})
+        select ${campaignId}, l.id from lists l where l.id = any(${sqlArray(listIds, 'int')})
         ${MARK}`,
   );
 }

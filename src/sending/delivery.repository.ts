@@ -1,13 +1,10 @@
-import { sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Executor } from '../db/client.js';
+import { sql } from 'drizzle-orm';
+import { queryRows, type Executor, sqlArray } from '../db/client.js';
 
 /*
  * The delivery ledger's hot statements: claiming batches under a lease, recording outcomes, handing rows back.
  * Every one is a single statement over a whole batch, so a worker makes a handful of round trips per 200 mails.
  */
-
-/** A JS array as one array parameter (drizzle would otherwise expand it into a list of parameters). */
-export const array = (values: readonly unknown[], type: string): SQL => sql`${sql.param(values)}::${sql.raw(type)}[]`;
 
 export interface ClaimedDelivery {
   readonly id: number;
@@ -51,7 +48,7 @@ export async function extendLease(db: Executor, ids: readonly number[], workerId
   if (ids.length === 0) return;
   await db.execute(
     sql`update deliveries set lease_until = now() + make_interval(secs => ${leaseSeconds})
-        where id = any(${array(ids, 'bigint')}) and status = 'sending' and worker_id = ${workerId}`,
+        where id = any(${sqlArray(ids, 'bigint')}) and status = 'sending' and worker_id = ${workerId}`,
   );
 }
 
@@ -66,7 +63,7 @@ export async function releaseClaimed(db: Executor, ids: readonly number[], worke
     sql`update deliveries
         set status = 'queued', lease_until = null, worker_id = null, updated_at = now(),
             next_attempt_at = coalesce(${dueAt?.toISOString() ?? null}::timestamptz, now())
-        where id = any(${array(ids, 'bigint')}) and status = 'sending' and worker_id = ${workerId}
+        where id = any(${sqlArray(ids, 'bigint')}) and status = 'sending' and worker_id = ${workerId}
         returning id`,
   );
   return rows.length;
@@ -130,10 +127,10 @@ export async function recordOutcomes(
   const [row] = await queryRows<{ sent: number; failed: number; skipped: number; retried: number; run: number }>(
     db,
     sql`with v as (
-          select * from unnest(${array(column((o) => o.id), 'bigint')}, ${array(column((o) => o.status), 'text')},
-            ${array(column((o) => o.attempts), 'int')}, ${array(column((o) => o.response), 'text')},
-            ${array(column((o) => o.format), 'text')}, ${array(column((o) => o.messageId), 'text')},
-            ${array(column((o) => o.nextAttemptAt?.toISOString() ?? null), 'timestamptz')})
+          select * from unnest(${sqlArray(column((o) => o.id), 'bigint')}, ${sqlArray(column((o) => o.status), 'text')},
+            ${sqlArray(column((o) => o.attempts), 'int')}, ${sqlArray(column((o) => o.response), 'text')},
+            ${sqlArray(column((o) => o.format), 'text')}, ${sqlArray(column((o) => o.messageId), 'text')},
+            ${sqlArray(column((o) => o.nextAttemptAt?.toISOString() ?? null), 'timestamptz')})
             as v(id, status, attempts, response, format, message_id, next_attempt_at)
         ),
         done as (

@@ -1,3 +1,4 @@
+import { escapeHtml } from '../shared/html.js';
 import type { AppContext } from '../context.js';
 import { compileCampaign, RecipientError, type CompiledCampaign, type RecipientData } from './compose/index.js';
 import { SendFailure } from './transport.js';
@@ -17,8 +18,8 @@ export interface ForwardMail {
   readonly note: string | null;
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"'[\]]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '[': '&#91;', ']': '&#93;' })[c]!);
+/** HTML-escaped, and brackets too, so nothing a forwarder writes can act as a placeholder. */
+const escapeNote = (text: string) => escapeHtml(text).replace(/[[\]]/g, (c) => (c === '[' ? '&#91;' : '&#93;'));
 
 /** The introduction in both forms. The HTML one has no `[`, so nothing in a note can act as a placeholder. */
 export function introOf(mail: Pick<ForwardMail, 'fromName' | 'fromEmail' | 'note'>): { text: string; html: string } {
@@ -27,8 +28,8 @@ export function introOf(mail: Pick<ForwardMail, 'fromName' | 'fromEmail' | 'note
   const text = `${who} forwarded this message to you.\n\n` + (note ? `${note}\n\n` : '') + `${'-'.repeat(40)}\n\n`;
   const html =
     '<div style="margin:0 0 16px;padding:12px;border-bottom:1px solid #ccc;font-family:sans-serif">' +
-    `<p style="margin:0 0 8px">${escapeHtml(who)} forwarded this message to you.</p>` +
-    (note ? `<p style="margin:0;white-space:pre-wrap">${escapeHtml(note)}</p>` : '') +
+    `<p style="margin:0 0 8px">${escapeNote(who)} forwarded this message to you.</p>` +
+    (note ? `<p style="margin:0;white-space:pre-wrap">${escapeNote(note)}</p>` : '') +
     '</div>';
   return { text, html };
 }

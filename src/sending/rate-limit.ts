@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db/client.js';
-import { array } from './delivery.repository.js';
+import { sqlArray } from '../db/client.js';
 
 /*
  * Rate limits shared by every worker through the database (`send_rate_windows`): a global messages-per-second
@@ -30,8 +30,8 @@ export async function takeTokens(db: Executor, wants: readonly Want[]): Promise<
   if (wants.length === 0) return new Map();
   const rows = await queryRows<{ r_key: string; r_granted: number; r_window_start: Date | string; r_window_end: Date | string }>(
     db,
-    sql`select * from send_rate_take(${array(wants.map((w) => w.key), 'text')}, ${array(wants.map((w) => w.windowSeconds), 'int')},
-          ${array(wants.map((w) => w.want), 'int')}, ${array(wants.map((w) => w.limit), 'int')})`,
+    sql`select * from send_rate_take(${sqlArray(wants.map((w) => w.key), 'text')}, ${sqlArray(wants.map((w) => w.windowSeconds), 'int')},
+          ${sqlArray(wants.map((w) => w.want), 'int')}, ${sqlArray(wants.map((w) => w.limit), 'int')})`,
   );
   return new Map(
     rows.map((r) => [

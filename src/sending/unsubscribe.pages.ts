@@ -1,3 +1,4 @@
+import { escapeHtml } from '../shared/html.js';
 import type { ListName } from './unsubscribe.repository.js';
 
 /*
@@ -5,8 +6,6 @@ import type { ListName } from './unsubscribe.repository.js';
  * the administrators' words and are escaped.
  */
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function page(title: string, body: string): string {
   return (

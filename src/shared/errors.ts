@@ -73,3 +73,12 @@ export class ValidationError extends HttpError {
     return new ValidationError({ [field]: [message] });
   }
 }
+
+/** The SQLSTATE of a database error; Drizzle wraps the driver's error, which then sits on `cause`. */
+export function driverCode(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
+}

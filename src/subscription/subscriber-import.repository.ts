@@ -1,13 +1,10 @@
-import { sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Executor } from '../db/client.js';
+import { sql } from 'drizzle-orm';
+import { queryRows, type Executor, sqlArray } from '../db/client.js';
 
 /*
  * The import's bulk statements. Each takes whole columns as arrays and unnests them, so a batch of thousands of
  * rows is one round trip per table, on PGlite and PostgreSQL alike (no COPY, which PGlite lacks).
  */
-
-/** A JS array as one array parameter (drizzle would otherwise expand it into a list of parameters). */
-const array = (values: readonly unknown[], type: string): SQL => sql`${sql.param(values)}::${sql.raw(type)}[]`;
 
 export interface ExistingSubscriber {
   id: number;
@@ -23,11 +20,11 @@ export interface ExistingSubscriber {
 /** Subscribers with any of these (lower-cased) addresses or foreign keys, each index used for its own half. */
 export async function findExisting(db: Executor, emails: string[], foreignKeys: string[]): Promise<ExistingSubscriber[]> {
   const columns = sql`id, email, foreign_key, confirmed, blacklisted, html_email, disabled, extra_data`;
-  const byEmail = sql`select ${columns} from subscribers where lower(email) = any(${array(emails, 'text')})`;
+  const byEmail = sql`select ${columns} from subscribers where lower(email) = any(${sqlArray(emails, 'text')})`;
   if (foreignKeys.length === 0) return queryRows<ExistingSubscriber>(db, byEmail);
   return queryRows<ExistingSubscriber>(
     db,
-    sql`${byEmail} union select ${columns} from subscribers where foreign_key = any(${array(foreignKeys, 'text')})`,
+    sql`${byEmail} union select ${columns} from subscribers where foreign_key = any(${sqlArray(foreignKeys, 'text')})`,
   );
 }
 
@@ -35,7 +32,7 @@ export async function findExisting(db: Executor, emails: string[], foreignKeys: 
 export async function blacklistedEmails(db: Executor, emails: string[]): Promise<Set<string>> {
   const rows = await queryRows<{ email: string }>(
     db,
-    sql`select lower(email) as email from blacklist where lower(email) = any(${array(emails, 'text')})`,
+    sql`select lower(email) as email from blacklist where lower(email) = any(${sqlArray(emails, 'text')})`,
   );
   return new Set(rows.map((r) => r.email));
 }
@@ -60,9 +57,9 @@ export async function insertSubscribers(db: Executor, c: NewSubscribers): Promis
   const rows = await queryRows<{ id: number; email: string }>(
     db,
     sql`insert into subscribers (email, unique_id, confirmed, blacklisted, html_email, disabled, extra_data, foreign_key)
-        select * from unnest(${array(c.email, 'text')}, ${array(c.uniqueId, 'text')}, ${array(c.confirmed, 'boolean')},
-          ${array(c.blacklisted, 'boolean')}, ${array(c.htmlEmail, 'boolean')}, ${array(c.disabled, 'boolean')},
-          ${array(c.extraData, 'text')}, ${array(c.foreignKey, 'text')})
+        select * from unnest(${sqlArray(c.email, 'text')}, ${sqlArray(c.uniqueId, 'text')}, ${sqlArray(c.confirmed, 'boolean')},
+          ${sqlArray(c.blacklisted, 'boolean')}, ${sqlArray(c.htmlEmail, 'boolean')}, ${sqlArray(c.disabled, 'boolean')},
+          ${sqlArray(c.extraData, 'text')}, ${sqlArray(c.foreignKey, 'text')})
         on conflict (lower(email)) do nothing
         returning id, email`,
   );
@@ -93,9 +90,9 @@ export async function updateSubscribers(db: Executor, c: SubscriberUpdates): Pro
       extra_data = coalesce(v.extra_data, s.extra_data),
       foreign_key = coalesce(v.foreign_key, s.foreign_key),
       updated_at = now()
-    from unnest(${array(c.id, 'integer')}, ${array(c.email, 'text')}, ${array(c.confirmed, 'boolean')},
-      ${array(c.blacklisted, 'boolean')}, ${array(c.htmlEmail, 'boolean')}, ${array(c.disabled, 'boolean')},
-      ${array(c.extraData, 'text')}, ${array(c.foreignKey, 'text')})
+    from unnest(${sqlArray(c.id, 'integer')}, ${sqlArray(c.email, 'text')}, ${sqlArray(c.confirmed, 'boolean')},
+      ${sqlArray(c.blacklisted, 'boolean')}, ${sqlArray(c.htmlEmail, 'boolean')}, ${sqlArray(c.disabled, 'boolean')},
+      ${sqlArray(c.extraData, 'text')}, ${sqlArray(c.foreignKey, 'text')})
       as v(id, email, confirmed, blacklisted, html_email, disabled, extra_data, foreign_key)
     where s.id = v.id`);
 }
@@ -105,7 +102,7 @@ export async function insertBlacklistEntries(db: Executor, emails: string[], add
   if (emails.length === 0) return;
   await db.execute(sql`
     insert into blacklist (email, reason, added_by)
-    select unnest(${array(emails, 'text')}), 'Blacklisted by import', ${addedBy}
+    select unnest(${sqlArray(emails, 'text')}), 'Blacklisted by import', ${addedBy}
     on conflict do nothing`);
 }
 
@@ -118,7 +115,7 @@ export async function upsertAttributeValues(
   if (subscriberIds.length === 0) return;
   await db.execute(sql`
     insert into subscriber_attribute_values (subscriber_id, definition_id, value)
-    select * from unnest(${array(subscriberIds, 'integer')}, ${array(definitionIds, 'integer')}, ${array(values, 'text')})
+    select * from unnest(${sqlArray(subscriberIds, 'integer')}, ${sqlArray(definitionIds, 'integer')}, ${sqlArray(values, 'text')})
     on conflict (subscriber_id, definition_id) do update set value = excluded.value, updated_at = now()`);
 }
 
@@ -128,7 +125,7 @@ export async function subscribe(db: Executor, listId: number, subscriberIds: num
   const rows = await queryRows<{ subscriber_id: number }>(
     db,
     sql`insert into subscriptions (list_id, subscriber_id)
-        select ${listId}, unnest(${array(subscriberIds, 'integer')})
+        select ${listId}, unnest(${sqlArray(subscriberIds, 'integer')})
         on conflict do nothing
         returning subscriber_id`,
   );
@@ -145,5 +142,5 @@ export async function insertHistory(
   await db.execute(sql`
     insert into subscriber_history (subscriber_id, detail, summary, ip, system_info)
     select *, ${entry.summary}, ${entry.ip}::text, ${entry.systemInfo}::text
-    from unnest(${array(subscriberIds, 'integer')}, ${array(details, 'text')})`);
+    from unnest(${sqlArray(subscriberIds, 'integer')}, ${sqlArray(details, 'text')})`);
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import * as blacklistRepo from './blacklist.repository.js';
 import { findAdministrator } from '../identity/administrator.repository.js';
-import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { ConflictError, NotFoundError, ValidationError, driverCode } from '../shared/errors.js';
 import { cursorOf, toPage } from '../shared/pagination.js';
 import { sendConfirmationRequest } from './subscriber-confirmation.js';
 import * as history from './subscriber-history.repository.js';
@@ -64,8 +64,7 @@ export async function listSubscribers(ctx: AppContext, query: SubscriberListQuer
 
 /** A uniqueness race the pre-check could not see still answers phpList's 409. */
 function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; cause?: { code?: string } };
-  return e?.code === '23505' || e?.cause?.code === '23505';
+  return driverCode(err) === '23505';
 }
 
 async function loginOf(ctx: AppContext, adminId: number): Promise<string> {

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Executor } from '../db/client.js';
+import { queryRows, type Executor, sqlArray } from '../db/client.js';
 import type { ClickEvent, OpenEvent } from './event-buffer.js';
 import { MachineReason, SCANNER_WINDOW_MS } from './machine-detection.js';
 
@@ -8,8 +8,7 @@ import { MachineReason, SCANNER_WINDOW_MS } from './machine-detection.js';
  * whole columns as arrays and unnests them: one round trip per table for the whole batch, on PGlite and PostgreSQL.
  */
 
-const array = (values: readonly unknown[], type: string): SQL => sql`${sql.param(values)}::${sql.raw(type)}[]`;
-const times = (values: readonly Date[]) => array(values.map((d) => d.toISOString()), 'timestamptz');
+const times = (values: readonly Date[]) => sqlArray(values.map((d) => d.toISOString()), 'timestamptz');
 
 /** The timing rule of machine-detection.ts, in SQL: at most `seconds` after the delivery was sent. */
 function soonAfterDelivery(at: SQL, seconds: number): SQL {
@@ -51,9 +50,9 @@ export async function insertOpens(tx: Executor, opens: readonly OpenEvent[], mac
   return queryRows<MatchedEvent>(
     tx,
     sql`with input as (
-          select * from unnest(${array(opens.map((o) => o.uid), 'text')}, ${array(opens.map((o) => o.campaignId), 'integer')},
-            ${times(opens.map((o) => o.at))}, ${array(opens.map((o) => o.ip), 'text')}, ${array(opens.map((o) => o.userAgent), 'text')},
-            ${array(opens.map((o) => o.referer), 'text')}, ${array(opens.map((o) => o.machineReason), 'text')})
+          select * from unnest(${sqlArray(opens.map((o) => o.uid), 'text')}, ${sqlArray(opens.map((o) => o.campaignId), 'integer')},
+            ${times(opens.map((o) => o.at))}, ${sqlArray(opens.map((o) => o.ip), 'text')}, ${sqlArray(opens.map((o) => o.userAgent), 'text')},
+            ${sqlArray(opens.map((o) => o.referer), 'text')}, ${sqlArray(opens.map((o) => o.machineReason), 'text')})
             with ordinality as i(uid, campaign_id, opened_at, ip, user_agent, referer, reason, ord)
         ), matched as (
           select i.ord, d.id as delivery_id, i.campaign_id, s.id as subscriber_id, i.opened_at, i.ip, i.user_agent, i.referer,
@@ -79,10 +78,10 @@ export async function insertClicks(tx: Executor, clicks: readonly ClickEvent[], 
   return queryRows<MatchedEvent>(
     tx,
     sql`with input as (
-          select * from unnest(${array(clicks.map((c) => c.linkId), 'integer')}, ${array(clicks.map((c) => c.campaignId), 'integer')},
-            ${array(clicks.map((c) => c.subscriberId), 'integer')}, ${times(clicks.map((c) => c.at))},
-            ${array(clicks.map((c) => c.ip), 'text')}, ${array(clicks.map((c) => c.userAgent), 'text')},
-            ${array(clicks.map((c) => c.referer), 'text')}, ${array(clicks.map((c) => c.machineReason), 'text')})
+          select * from unnest(${sqlArray(clicks.map((c) => c.linkId), 'integer')}, ${sqlArray(clicks.map((c) => c.campaignId), 'integer')},
+            ${sqlArray(clicks.map((c) => c.subscriberId), 'integer')}, ${times(clicks.map((c) => c.at))},
+            ${sqlArray(clicks.map((c) => c.ip), 'text')}, ${sqlArray(clicks.map((c) => c.userAgent), 'text')},
+            ${sqlArray(clicks.map((c) => c.referer), 'text')}, ${sqlArray(clicks.map((c) => c.machineReason), 'text')})
             with ordinality as i(link_id, campaign_id, subscriber_id, clicked_at, ip, user_agent, referer, reason, ord)
         ), matched as (
           select i.ord, d.id as delivery_id, i.link_id, i.campaign_id, i.subscriber_id, i.clicked_at, i.ip, i.user_agent, i.referer,
@@ -121,9 +120,9 @@ export async function insertImpliedOpens(tx: Executor, rows: readonly ImpliedOpe
   await tx.execute(sql`
     insert into opens (campaign_id, subscriber_id, opened_at, ip, user_agent, referer, machine, machine_reason)
     select campaign_id, subscriber_id, opened_at, ip, user_agent, referer, reason is not null, reason
-    from unnest(${array(rows.map((r) => r.campaignId), 'integer')}, ${array(rows.map((r) => r.subscriberId), 'integer')},
-      ${times(rows.map((r) => r.at))}, ${array(rows.map((r) => r.ip), 'text')}, ${array(rows.map((r) => r.userAgent), 'text')},
-      ${array(rows.map((r) => r.referer), 'text')}, ${array(rows.map((r) => r.machineReason), 'text')})
+    from unnest(${sqlArray(rows.map((r) => r.campaignId), 'integer')}, ${sqlArray(rows.map((r) => r.subscriberId), 'integer')},
+      ${times(rows.map((r) => r.at))}, ${sqlArray(rows.map((r) => r.ip), 'text')}, ${sqlArray(rows.map((r) => r.userAgent), 'text')},
+      ${sqlArray(rows.map((r) => r.referer), 'text')}, ${sqlArray(rows.map((r) => r.machineReason), 'text')})
       as t(campaign_id, subscriber_id, opened_at, ip, user_agent, referer, reason)`);
 }
 
@@ -150,14 +149,14 @@ export interface NewFirsts {
  */
 export async function updateDeliveryFirsts(tx: Executor, rows: readonly DeliveryFirsts[]): Promise<NewFirsts[]> {
   const sorted = [...rows].sort((a, b) => a.id - b.id);
-  const optionalTimes = (values: (Date | null)[]) => array(values.map((d) => d?.toISOString() ?? null), 'timestamptz');
+  const optionalTimes = (values: (Date | null)[]) => sqlArray(values.map((d) => d?.toISOString() ?? null), 'timestamptz');
   return queryRows<NewFirsts>(
     tx,
     sql`update deliveries d set
           first_opened_at = coalesce(d.first_opened_at, u.first_opened_at),
           first_human_opened_at = coalesce(d.first_human_opened_at, u.first_human_opened_at),
           first_clicked_at = coalesce(d.first_clicked_at, u.first_clicked_at)
-        from unnest(${array(sorted.map((r) => r.id), 'bigint')}, ${optionalTimes(sorted.map((r) => r.firstOpenedAt))},
+        from unnest(${sqlArray(sorted.map((r) => r.id), 'bigint')}, ${optionalTimes(sorted.map((r) => r.firstOpenedAt))},
           ${optionalTimes(sorted.map((r) => r.firstHumanOpenedAt))}, ${optionalTimes(sorted.map((r) => r.firstClickedAt))})
           as u(id, first_opened_at, first_human_opened_at, first_clicked_at)
         where d.id = u.id
@@ -188,7 +187,7 @@ export async function addLinkClicks(
   await tx.execute(sql`
     with firsts as (
       insert into link_clickers (link_id, subscriber_id, first_clicked_at)
-      select * from unnest(${array(clickers.map((c) => c.linkId), 'integer')}, ${array(clickers.map((c) => c.subscriberId), 'integer')},
+      select * from unnest(${sqlArray(clickers.map((c) => c.linkId), 'integer')}, ${sqlArray(clickers.map((c) => c.subscriberId), 'integer')},
         ${times(clickers.map((c) => c.at))})
       order by 1, 2
       on conflict do nothing
@@ -197,7 +196,7 @@ export async function addLinkClicks(
       select link_id, count(*) as n from firsts group by link_id
     )
     update links l set clicks = l.clicks + t.clicks, unique_clicks = l.unique_clicks + coalesce(f.n, 0)
-    from unnest(${array(perLink.map((l) => l.linkId), 'integer')}, ${array(perLink.map((l) => l.clicks), 'integer')}) as t(link_id, clicks)
+    from unnest(${sqlArray(perLink.map((l) => l.linkId), 'integer')}, ${sqlArray(perLink.map((l) => l.clicks), 'integer')}) as t(link_id, clicks)
     left join new_clickers f on f.link_id = t.link_id
     where l.id = t.link_id`);
 }
@@ -215,8 +214,8 @@ export interface CampaignTally {
 
 /** Adds the batch's figures to each campaign's counters row (created on first use) and to phpList's `views`. */
 export async function addCampaignTallies(tx: Executor, tallies: readonly CampaignTally[]): Promise<void> {
-  const column = (pick: (t: CampaignTally) => number) => array(tallies.map(pick), 'bigint');
-  const ids = array(tallies.map((t) => t.campaignId), 'integer');
+  const column = (pick: (t: CampaignTally) => number) => sqlArray(tallies.map(pick), 'bigint');
+  const ids = sqlArray(tallies.map((t) => t.campaignId), 'integer');
   await tx.execute(sql`
     insert into campaign_counters as c
       (campaign_id, opens, unique_opens, human_opens, unique_human_opens, clicks, unique_clicks, human_clicks)
@@ -238,7 +237,7 @@ export async function addCampaignTallies(tx: Executor, tallies: readonly Campaig
   // phpList's message `views`: every open counts (reference §7.4).
   await tx.execute(sql`
     update campaigns c set views = c.views + v.n
-    from unnest(${array(viewed.map((t) => t.campaignId), 'integer')}, ${array(viewed.map((t) => t.opens), 'integer')}) as v(id, n)
+    from unnest(${sqlArray(viewed.map((t) => t.campaignId), 'integer')}, ${sqlArray(viewed.map((t) => t.opens), 'integer')}) as v(id, n)
     where c.id = v.id`);
 }
 
@@ -253,10 +252,10 @@ export interface HourTally {
 
 /** Adds the batch's events to the hourly rollup (campaign_hourly_events). */
 export async function addHourlyTallies(tx: Executor, tallies: readonly HourTally[]): Promise<void> {
-  const column = (pick: (t: HourTally) => number) => array(tallies.map(pick), 'bigint');
+  const column = (pick: (t: HourTally) => number) => sqlArray(tallies.map(pick), 'bigint');
   await tx.execute(sql`
     insert into campaign_hourly_events as h (campaign_id, hour, opens, human_opens, clicks, human_clicks)
-    select * from unnest(${array(tallies.map((t) => t.campaignId), 'integer')}, ${times(tallies.map((t) => t.hour))},
+    select * from unnest(${sqlArray(tallies.map((t) => t.campaignId), 'integer')}, ${times(tallies.map((t) => t.hour))},
       ${column((t) => t.opens)}, ${column((t) => t.humanOpens)}, ${column((t) => t.clicks)}, ${column((t) => t.humanClicks)})
     order by 1, 2
     on conflict (campaign_id, hour) do update set

@@ -9,21 +9,8 @@
 -- * On delete of a subscriber, a list or an attribute definition, the rows that named it go in one statement,
 --   as ON DELETE CASCADE did.
 
-CREATE OR REPLACE FUNCTION require_subscribers(ids integer[]) RETURNS void LANGUAGE plpgsql AS $$
-DECLARE
-  wanted integer;
-  locked integer;
-BEGIN
-  SELECT count(DISTINCT id) INTO wanted FROM unnest(ids) AS id;
-  SELECT count(*) INTO locked FROM (
-    SELECT 1 FROM subscribers WHERE id = ANY (ids) FOR KEY SHARE
-  ) held;
-  IF locked <> wanted THEN
-    RAISE EXCEPTION 'a subscriber these rows refer to does not exist' USING ERRCODE = 'foreign_key_violation';
-  END IF;
-END
-$$;
-
+-- The parents named by `ids` in table `tbl`, locked FOR KEY SHARE in one query; foreign_key_violation when one is
+-- missing. The table name comes from the trigger functions below, never from data.
 CREATE OR REPLACE FUNCTION require_rows(tbl regclass, ids integer[]) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   wanted integer;
@@ -40,7 +27,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION subscriptions_check_parents() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM require_subscribers(ARRAY(SELECT DISTINCT subscriber_id FROM new_rows));
+  PERFORM require_rows('subscribers', ARRAY(SELECT DISTINCT subscriber_id FROM new_rows));
   PERFORM require_rows('lists', ARRAY(SELECT DISTINCT list_id FROM new_rows));
   RETURN NULL;
 END
@@ -48,7 +35,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION attribute_values_check_parents() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM require_subscribers(ARRAY(SELECT DISTINCT subscriber_id FROM new_rows));
+  PERFORM require_rows('subscribers', ARRAY(SELECT DISTINCT subscriber_id FROM new_rows));
   PERFORM require_rows('attribute_definitions', ARRAY(SELECT DISTINCT definition_id FROM new_rows));
   RETURN NULL;
 END
@@ -56,7 +43,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION history_check_parents() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM require_subscribers(ARRAY(SELECT DISTINCT subscriber_id FROM new_rows));
+  PERFORM require_rows('subscribers', ARRAY(SELECT DISTINCT subscriber_id FROM new_rows));
   RETURN NULL;
 END
 $$;

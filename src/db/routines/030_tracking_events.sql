@@ -1,5 +1,5 @@
 -- Referential integrity of opens and clicks, which the tracking flush writes a few thousand rows per statement
--- (src/tracking/event-flush.repository.ts). As in 012_subscriber_children.sql (whose require_subscribers and
+-- (src/tracking/event-flush.repository.ts). As in 012_subscriber_children.sql (whose
 -- require_rows this uses), a foreign key would check and lock every row on its own; these statement-level triggers
 -- give the same guarantees once per statement:
 --
@@ -10,7 +10,7 @@
 
 CREATE OR REPLACE FUNCTION opens_check_parents() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM require_subscribers(ARRAY(SELECT DISTINCT subscriber_id FROM new_rows));
+  PERFORM require_rows('subscribers', ARRAY(SELECT DISTINCT subscriber_id FROM new_rows));
   PERFORM require_rows('campaigns', ARRAY(SELECT DISTINCT campaign_id FROM new_rows));
   RETURN NULL;
 END
@@ -18,7 +18,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION clicks_check_parents() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM require_subscribers(ARRAY(SELECT DISTINCT subscriber_id FROM new_rows));
+  PERFORM require_rows('subscribers', ARRAY(SELECT DISTINCT subscriber_id FROM new_rows));
   PERFORM require_rows('campaigns', ARRAY(SELECT DISTINCT campaign_id FROM new_rows));
   PERFORM require_rows('links', ARRAY(SELECT DISTINCT link_id FROM new_rows));
   RETURN NULL;
@@ -67,3 +67,6 @@ CREATE TRIGGER campaigns_cascade_events AFTER DELETE ON campaigns
 DROP TRIGGER IF EXISTS links_cascade_clicks ON links;
 CREATE TRIGGER links_cascade_clicks AFTER DELETE ON links
   REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION links_cascade_clicks();
+
+-- Replaced by require_rows('subscribers', …) everywhere; removed from databases that still have it.
+DROP FUNCTION IF EXISTS require_subscribers(integer[]);

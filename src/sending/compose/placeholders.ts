@@ -124,9 +124,4 @@ export function compileBody(source: string, resolve: (name: string) => Resolutio
   return { pieces, slots, valueCount: valueIds.size };
 }
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Text made safe for HTML content and attribute values. */
-export function escapeHtml(value: string): string {
-  return /[&<>"']/.test(value) ? value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!) : value;
-}
+export { escapeHtml } from '../../shared/html.js';
