@@ -6,7 +6,7 @@ import { RecipientError, type CompiledCampaign, type RecipientData, type Rendere
 
 /*
  * Per-recipient rendering: fill the slots of the two prepared bodies, put the recipient's headers around them,
- * and copy the result next to the static tail (attachments). No parsing, no encoding of anything static.
+ * and hand the result over beside the static tail (attachments). No parsing, no encoding of anything static.
  */
 
 /** What a render needs from the compiled campaign. */
@@ -65,8 +65,8 @@ const flag = (value: boolean) => (value ? '1' : '0');
 const sqlTime = (date: Date) => date.toISOString().slice(0, 19).replace('T', ' ');
 
 /**
- * A mail under construction: ASCII strings (static pieces, headers, encoded values) joined once at the end and
- * written into one buffer with the static tail, so each byte is copied twice at most.
+ * A mail under construction: ASCII strings (static pieces, headers, encoded values) joined once at the end into one
+ * buffer; the static tail, the same buffer for every recipient, follows it uncopied.
  */
 class Assembler {
   private readonly parts: string[] = [];
@@ -96,13 +96,9 @@ class Assembler {
     }
   }
 
-  finish(tail: Buffer): Buffer {
-    const text = this.parts.join('');
-    const length = this.ascii ? text.length : Buffer.byteLength(text, 'utf8');
-    const out = Buffer.allocUnsafe(length + tail.length);
-    out.write(text, 0, length, this.ascii ? 'latin1' : 'utf8');
-    out.set(tail, length);
-    return out;
+  finish(tail: Buffer): Buffer[] {
+    const head = Buffer.from(this.parts.join(''), this.ascii ? 'latin1' : 'utf8');
+    return tail.length > 0 ? [head, tail] : [head];
   }
 }
 

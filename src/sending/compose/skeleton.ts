@@ -1,4 +1,5 @@
 import { CRLF, encodeBase64Lines, headerWithParameters, mimeParameter } from './mime.js';
+import { markSmtpSafe } from '../smtp/data.js';
 
 /*
  * The MIME structure of a campaign's mails, built once with fixed boundaries:
@@ -76,7 +77,7 @@ export function htmlSkeleton(b: Boundaries, inline: readonly StaticPart[], attac
     head = `${multipartHeader('mixed', b.mixed)}${CRLF}--${b.mixed}${CRLF}${head}`;
     tail += staticParts(b.mixed, attachments);
   }
-  return { head, middle, tail: Buffer.from(tail, 'latin1') };
+  return { head, middle, tail: markSmtpSafe(Buffer.from(tail, 'latin1')) };
 }
 
 /** The skeleton of text-only mails (no inline images: there is no HTML to show them). */
@@ -86,6 +87,6 @@ export function textSkeleton(b: Boundaries, attachments: readonly StaticPart[]):
   return {
     head: `${multipartHeader('mixed', b.mixed)}${CRLF}--${b.mixed}${CRLF}${TEXT_HEADERS}${CRLF}`,
     middle: null,
-    tail: Buffer.from(CRLF + staticParts(b.mixed, attachments), 'latin1'),
+    tail: markSmtpSafe(Buffer.from(CRLF + staticParts(b.mixed, attachments), 'latin1')),
   };
 }
