@@ -5,7 +5,7 @@ import { pauseCampaign } from './campaign-run.js';
 import { CompileError, loadRecipients, RecipientError, type CompiledCampaign, type RecipientData } from './compose/index.js';
 import * as ledger from './delivery.repository.js';
 import type { ClaimedDelivery, Outcome } from './delivery.repository.js';
-import { domainKey, domainOf, giveBack, GLOBAL_KEY, takeTokens } from './rate-limit.js';
+import { domainKey, domainOf, giveBack, GLOBAL_KEY, takeTokens, type Grant } from './rate-limit.js';
 import type { Semaphore } from './semaphore.js';
 import { SendFailure } from './transport.js';
 
@@ -67,7 +67,7 @@ export async function runBatch(env: BatchEnv, campaignId: number): Promise<Batch
   }, Math.max(1000, (settings.leaseSeconds * 1000) / 3));
   heartbeat.unref();
   try {
-    return await sendClaimed(env, campaignId, claimed, held);
+    return await sendClaimed(env, campaignId, claimed, held, global);
   } catch (err) {
     // Whatever went wrong, the rows must not sit under a lease until it runs out.
     await ledger.releaseClaimed(ctx.db, [...held], workerId).catch(() => {});
@@ -77,7 +77,8 @@ export async function runBatch(env: BatchEnv, campaignId: number): Promise<Batch
   }
 }
 
-async function sendClaimed(env: BatchEnv, campaignId: number, claimed: ClaimedDelivery[], held: Set<number>): Promise<BatchResult> {
+/** `grant`: the global rate tokens the batch reserved; what it does not send goes back, so only messages sent count. */
+async function sendClaimed(env: BatchEnv, campaignId: number, claimed: ClaimedDelivery[], held: Set<number>, grant: Grant | null): Promise<BatchResult> {
   const { ctx, settings, workerId } = env;
   let compiled: CompiledCampaign;
   try {
@@ -85,6 +86,7 @@ async function sendClaimed(env: BatchEnv, campaignId: number, claimed: ClaimedDe
   } catch (err) {
     await ledger.releaseClaimed(ctx.db, [...held], workerId);
     held.clear();
+    if (grant) await giveBack(ctx.db, grant, claimed.length);
     // A database hiccup is retried by the loop; content that cannot be composed suspends the campaign, as phpList
     // does when precaching fails (sending half-built mail would be worse).
     if (!(err instanceof CompileError)) throw err;
@@ -141,6 +143,8 @@ async function sendClaimed(env: BatchEnv, campaignId: number, claimed: ClaimedDe
   await ledger.releaseClaimed(ctx.db, unsent, workerId);
   await ledger.releaseClaimed(ctx.db, deferred.rows, workerId, deferred.until);
   held.clear();
+  // Skipped, deferred to a domain's next window, or never tried (stopping): none of them used the global rate.
+  if (grant) await giveBack(ctx.db, grant, claimed.length - sendable.length + deferred.rows.length + unsent.length);
   env.failureRuns.set(campaignId, recorded.consecutiveFailures);
 
   if (settings.failurePause > 0 && recorded.consecutiveFailures >= settings.failurePause) {

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { and, eq, gt, sql } from 'drizzle-orm';
-import { campaignAudienceSources, campaigns, deliveries, listCampaigns, sendRateWindows } from '../../src/db/schema/index.js';
+import { campaignAudienceSources, campaigns, deliveries, listCampaigns, sendRateWindows, subscribers } from '../../src/db/schema/index.js';
 import { createSubscriber, subscribe } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
 import { deliveryRows, listWithMembers, mailsOf, recipientsOf, sendableCampaign, statusCounts, withWorker } from './send-fixtures.js';
@@ -50,9 +50,13 @@ describe('rate limits', () => {
       await subscribe(t.db, list.id, s.id);
       fast.push(s);
     }
+    const barred = await createSubscriber(t.db, { email: 'dom-barred@fast.example', confirmed: true });
+    await subscribe(t.db, list.id, barred.id);
     const c = await sendableCampaign(t.db, [list.id]);
     await send(c.id);
-    await withWorker(t.ctx, { domainRate: 3, domainWindowSeconds: 3600 }, (w) => w.runOnce());
+    await t.db.update(subscribers).set({ blacklisted: true }).where(eq(subscribers.id, barred.id)); // skipped at send time
+    await t.db.delete(sendRateWindows);
+    await withWorker(t.ctx, { rate: 1000, domainRate: 3, domainWindowSeconds: 3600 }, (w) => w.runOnce());
     const got = recipientsOf(t.smtp, c.id);
     assert.equal(got.filter((r) => r.endsWith('@slow.example')).length, 3);
     assert.deepEqual(got.filter((r) => r.endsWith('@fast.example')), fast.map((s) => s.email).sort());
@@ -66,6 +70,8 @@ describe('rate limits', () => {
     assert.equal((await campaignRow(c.id)).status, 'inprocess');
     const [window] = await t.db.select().from(sendRateWindows).where(eq(sendRateWindows.key, 'domain:slow.example'));
     assert.equal(window!.count, 3);
+    const global = await t.db.select().from(sendRateWindows).where(eq(sendRateWindows.key, 'global'));
+    assert.equal(global.reduce((sum, w) => sum + w.count, 0), 5, 'deferred and skipped rows give their global tokens back');
   });
 });
 
