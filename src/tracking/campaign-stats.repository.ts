@@ -18,10 +18,14 @@ export interface CampaignStatsRow {
   /** Oldest first; `hour` in epoch seconds. */
   hours: { hour: number; opens: number; human_opens: number; clicks: number; human_clicks: number }[];
   links: { id: number; url: string; clicks: number; unique_clicks: number }[];
+  consecutive_failures: number;
+  paused_reason: string | null;
+  paused_at: Date | null;
 }
 
 /**
- * Everything the per-campaign statistics show, in one round trip: the counters row, the hourly rollup and the links,
+ * Everything the per-campaign statistics show, in one round trip: the counters row, the hourly rollup, the links and
+ * the sender's state,
  * each a primary-key or index range read. `sending` is counted: the sender keeps records in flight under `queued`,
  * and there are never more of them than its batches, so that index range stays short. Undefined: no such campaign.
  * A prepared statement: dashboards poll it, and planning its four subqueries cost as much as running them.
@@ -43,8 +47,10 @@ export async function campaignStatsRow(database: Database, campaignId: number): 
                     from campaign_hourly_events h where h.campaign_id = c.id), '[]') as hours,
           coalesce((select json_agg(json_build_object('id', l.id, 'url', l.url, 'clicks', l.clicks,
                       'unique_clicks', l.unique_clicks) order by l.id)
-                    from links l where l.campaign_id = c.id), '[]') as links
+                    from links l where l.campaign_id = c.id), '[]') as links,
+          coalesce(s.consecutive_failures, 0)::float8 as consecutive_failures, s.paused_reason, s.paused_at
         from campaigns c left join campaign_counters k on k.campaign_id = c.id
+          left join campaign_send_states s on s.campaign_id = c.id
         where c.id = $1`,
     [campaignId],
   );

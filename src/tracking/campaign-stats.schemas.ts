@@ -39,5 +39,15 @@ export const CampaignStats = Type.Object({
   links: Type.Array(Type.Object({ id: Type.Integer(), url: Type.String(), clicks: Count, unique_clicks: Count }), {
     description: "The campaign's tracked links, by id",
   }),
+  sender: Type.Object(
+    {
+      consecutive_failures: Type.Integer({ minimum: 0, description: 'Failed deliveries in a row, across all workers (SEND_FAILURE_PAUSE suspends the campaign)' }),
+      paused_reason: Type.Union([Type.String(), Type.Null()], {
+        description: 'Why the sender suspended the campaign (with the last server reply); null when it did not, or once resumed',
+      }),
+      paused_at: Type.Union([DateTime, Type.Null()]),
+    },
+    { description: "The sender's state for this campaign" },
+  ),
 });
 export type CampaignStats = Static<typeof CampaignStats>;

@@ -30,5 +30,10 @@ export async function campaignStats(ctx: AppContext, campaignId: number): Promis
       .filter((h) => h.clicks > 0)
       .map((h) => ({ hour: hour(h.hour), clicks: h.clicks, human_clicks: h.human_clicks })),
     links: c.links,
+    sender: {
+      consecutive_failures: c.consecutive_failures,
+      paused_reason: c.paused_reason,
+      paused_at: c.paused_at ? toAtom(new Date(c.paused_at)) : null,
+    },
   };
 }

@@ -72,6 +72,7 @@ describe('GET /api/v2/campaigns/{messageId}/stats', () => {
         { id: home.id, url: 'https://example.com/', clicks: 2, unique_clicks: 2 },
         { id: shop.id, url: 'https://example.com/shop', clicks: 1, unique_clicks: 1 },
       ],
+      sender: { consecutive_failures: 0, paused_reason: null, paused_at: null },
     });
     assert.equal((await t.db.select().from(opens).where(eq(opens.campaignId, campaign.id))).length, 4);
   });
@@ -88,6 +89,7 @@ describe('GET /api/v2/campaigns/{messageId}/stats', () => {
       opens_per_hour: [],
       clicks_per_hour: [],
       links: [],
+      sender: { consecutive_failures: 0, paused_reason: null, paused_at: null },
     });
   });
 
