@@ -226,8 +226,11 @@ describe('several workers freezing one campaign', { skip: pgOnly }, () => {
     const second = await createDatabase({ databaseUrl: t.databaseUrl, poolSize: 3 });
     const otherCtx: AppContext = { ...t.ctx, database: second, db: second.db };
     let chunksByTwo = 0;
+    const deadline = Date.now() + 60_000;
     const run = async (ctx: AppContext, count: (n: number) => void) => {
       while ((await statusOf(c.id)) === 'prepared') {
+        // A freeze that stops making progress fails here instead of spinning until the runner's timeout.
+        if (Date.now() > deadline) throw new Error('the audience was not frozen within 60 s');
         const pass = await freezePending(ctx, { chunkSize: 100, turnMs: 0, isStopping: () => false });
         count(pass.chunks);
       }
