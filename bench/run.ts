@@ -162,9 +162,12 @@ function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
+/** Node options for the service only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (space-separated). */
+const serviceNodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+
 async function startService(env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
   // Started as `npm start` runs it (built JavaScript, see scripts/build.ts), so memory figures are the service's own.
-  const service = spawn(process.execPath, ['--enable-source-maps', 'dist/server.js'], {
+  const service = spawn(process.execPath, ['--enable-source-maps', ...serviceNodeArgs, 'dist/server.js'], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -47,6 +46,9 @@ export function diskStorage(root: string): AttachmentStorage {
       const digest = createHash('sha256');
       let size = 0;
       const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+      // Created before any byte flows: a write stream opening its file lazily could create it after an upload
+      // failed and the clean-up below had already run, leaving it behind.
+      const file = await open(temporary, 'wx');
       try {
         await pipeline(
           stream,
@@ -58,7 +60,7 @@ export function diskStorage(root: string): AttachmentStorage {
               yield chunk;
             }
           },
-          createWriteStream(temporary, { flags: 'wx' }),
+          file.createWriteStream(),
         );
         const hash = digest.digest('hex');
         const target = pathOf(hash);
@@ -68,6 +70,7 @@ export function diskStorage(root: string): AttachmentStorage {
         else await rename(temporary, target);
         return { hash, size };
       } catch (err) {
+        await file.close().catch(() => undefined);
         await unlink(temporary).catch(() => undefined);
         throw err;
       }
