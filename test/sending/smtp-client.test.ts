@@ -233,6 +233,25 @@ describe('refusals', () => {
     assert.equal(server.connections, 1);
   });
 
+  test('a server with a SIZE limit refuses a larger message at MAIL FROM, before the data is sent', async () => {
+    let dataSeen = false;
+    const server = await startServer({
+      size: 1000,
+      onData(stream, _session, callback) {
+        dataSeen = true;
+        stream.resume();
+        stream.on('end', () => callback());
+      },
+    });
+    const transport = transportFor(`smtp://127.0.0.1:${server.port}/?tls=off&pool=1`);
+    const failure = await refusal(transport.send(mail('r@example.com', HEAD, 'x'.repeat(2000))));
+    assert.equal(failure.permanent, true);
+    assert.match(failure.response, /^552 /);
+    assert.equal(dataSeen, false);
+    assert.match((await transport.send(mail('r@example.com', HEAD, 'small\r\n'))).response, /^250 /);
+    assert.equal(dataSeen, true);
+  });
+
   test('an envelope address with a line end is refused before anything is written', async () => {
     const server = await startServer();
     const transport = transportFor(`smtp://127.0.0.1:${server.port}/?tls=off`);

@@ -125,7 +125,9 @@ export class SmtpConnection {
     if (utf8 && !this.extensions.has('SMTPUTF8')) {
       throw new SmtpError('The server does not accept internationalised addresses (no SMTPUTF8).', 'mail');
     }
-    const mail = `MAIL FROM:<${from}>${utf8 ? ' SMTPUTF8' : ''}`;
+    // SIZE (RFC 1870): a server with a limit refuses an oversized message here, before a byte of it is sent.
+    const size = this.extensions.has('SIZE') ? ` SIZE=${chunks.reduce((sum, chunk) => sum + chunk.length, 0)}` : '';
+    const mail = `MAIL FROM:<${from}>${size}${utf8 ? ' SMTPUTF8' : ''}`;
     const rcpt = `RCPT TO:<${to}>`;
     let replies: [SmtpReply, SmtpReply, SmtpReply];
     if (this.extensions.has('PIPELINING')) {
