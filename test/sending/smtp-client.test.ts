@@ -163,6 +163,15 @@ describe('sessions', () => {
     assert.ok(server.connections <= 3, `${server.connections} sessions`);
   });
 
+  test('a server that takes fewer sessions than the pool asks for: the sessions it took carry every message', async () => {
+    const server = await startServer({ maxClients: 2 });
+    const transport = transportFor(`smtp://127.0.0.1:${server.port}/?tls=off&pool=5`);
+    const addresses = Array.from({ length: 20 }, (_, i) => `r${i}@example.com`);
+    const results = await Promise.allSettled(addresses.map((to) => transport.send(mail(to, HEAD, 'x\r\n'))));
+    assert.deepEqual(results.filter((r) => r.status === 'rejected'), [], 'no message fails for a session the server turned away');
+    assert.deepEqual(server.received.map((m) => m.to[0]).sort(), [...addresses].sort());
+  });
+
   test('a session the server closed is replaced, and the next message goes through', async () => {
     const server = await startServer();
     const transport = transportFor(`smtp://127.0.0.1:${server.port}/?tls=off&pool=1`);

@@ -12,6 +12,9 @@ export interface PoolOptions extends SmtpServerOptions {
   readonly idleMs: number;
 }
 
+/** How long a pool makes do with fewer sessions after the server turned one away. */
+const LIMIT_RESET_MS = 60_000;
+
 interface Job {
   readonly from: string;
   readonly to: string;
@@ -31,8 +34,13 @@ export class SmtpPool {
   private readonly sessions = new Set<Session>();
   private opening = 0;
   private closed = false;
+  /** Sessions to keep at most: the pool's size, or fewer for a while after the server turned one away. */
+  private limit: number;
+  private limitTimer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly options: PoolOptions) {}
+  constructor(private readonly options: PoolOptions) {
+    this.limit = options.size;
+  }
 
   send(from: string, to: string, chunks: readonly Buffer[]): Promise<string> {
     if (this.closed) return Promise.reject(new SmtpError('The SMTP pool is closed.', 'connect'));
@@ -44,6 +52,7 @@ export class SmtpPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.limitTimer) clearTimeout(this.limitTimer);
     for (const job of this.queue.splice(0)) job.reject(new SmtpError('The SMTP pool was closed.', 'connect'));
     const sessions = [...this.sessions];
     this.sessions.clear();
@@ -59,7 +68,7 @@ export class SmtpPool {
   /** Gives waiting messages to idle sessions, and opens sessions while more are waiting than can be served. */
   private dispatch(): void {
     while (this.queue.length > 0 && this.idle.length > 0) this.run(this.idle.pop()!, this.queue.shift()!);
-    while (this.queue.length > this.opening && this.sessions.size + this.opening < this.options.size) this.open();
+    while (this.queue.length > this.opening && this.sessions.size + this.opening < this.limit) this.open();
   }
 
   private open(): void {
@@ -78,10 +87,14 @@ export class SmtpPool {
       },
       (err: Error) => {
         this.opening--;
+        if (this.sessions.size > 0) {
+          // The server is there but takes no more sessions (421 too many connections): make do with those it took
+          // for a while, rather than failing mail that they can carry.
+          this.shrinkFor(this.sessions.size + this.opening);
+          return;
+        }
         // No session at all: the server is out of reach, and everyone waiting would learn the same thing one by one.
-        const waiting = this.sessions.size === 0 && this.opening === 0 ? this.queue.splice(0) : this.queue.splice(0, 1);
-        for (const job of waiting) job.reject(err);
-        this.dispatch();
+        if (this.opening === 0) for (const job of this.queue.splice(0)) job.reject(err);
       },
     );
   }
@@ -101,6 +114,17 @@ export class SmtpPool {
         this.release(session);
       },
     );
+  }
+
+  private shrinkFor(limit: number): void {
+    this.limit = Math.max(1, limit);
+    if (this.limitTimer) clearTimeout(this.limitTimer);
+    this.limitTimer = setTimeout(() => {
+      this.limit = this.options.size;
+      this.limitTimer = null;
+      if (!this.closed) this.dispatch();
+    }, LIMIT_RESET_MS);
+    this.limitTimer.unref();
   }
 
   /** A session is free again: the next message, or a rest until the idle timer ends it. */
