@@ -13,8 +13,12 @@ import { CsvFormatError, readCsv } from './subscriber-import.csv.js';
 import { IdList, sendConfirmationsInBackground } from './subscriber-import.mail.js';
 import type { ImportQuery, ImportResult } from './subscriber-import.schemas.js';
 
-/** Rows written per round of bulk statements (5,000 was no faster here, and kept more memory alive). */
-export const IMPORT_BATCH_SIZE = 2000;
+/**
+ * Rows written per round of bulk statements. Rows of a batch live until it is written, long enough to be promoted
+ * out of V8's young generation, so larger batches grow the old generation faster: on 1M rows 2,000 peaked at 306 MB
+ * (16,299 rows/s), 1,000 at 294 MB (17,430 rows/s); 5,000 was no faster.
+ */
+export const IMPORT_BATCH_SIZE = 1000;
 /** Error lines kept in the answer; beyond this they are counted in one closing line (memory stays bounded). */
 export const MAX_ERROR_LINES = 10_000;
 
