@@ -26,7 +26,8 @@ const KNOWN: Record<string, Flag | 'email' | 'extraData' | 'foreignKey' | 'never
 
 export interface ImportColumns {
   readonly email: number;
-  readonly flags: Partial<Record<Flag, number>>;
+  /** Each flag column present: the flag and its index. */
+  readonly flags: readonly (readonly [Flag, number])[];
   readonly extraData?: number;
   readonly foreignKey?: number;
   readonly attributes: readonly { index: number; definition: DefinitionWithOptions }[];
@@ -59,7 +60,7 @@ export function mapHeader(header: string[], definitions: readonly DefinitionWith
     }
   });
   if (email === undefined) return null;
-  return { email, flags, extraData, foreignKey, attributes, width: header.length };
+  return { email, flags: Object.entries(flags) as [Flag, number][], extraData, foreignKey, attributes, width: header.length };
 }
 
 /** Import booleans (reference §8.4): `1`, `true`, `on`, `yes`, any case; anything else is false. */
@@ -115,7 +116,7 @@ export function readRow(fields: string[], line: number, columns: ImportColumns, 
     return { ok: false, error: `Line ${line}: foreignkey: This value is too long. It should have 191 characters or less.` };
   }
   const flags: Partial<Record<Flag, boolean>> = {};
-  for (const [flag, index] of Object.entries(columns.flags) as [Flag, number][]) {
+  for (const [flag, index] of columns.flags) {
     flags[flag] = importBoolean(cell(index)!);
   }
   const attributes: { definitionId: number; value: string | null }[] = [];

@@ -1,5 +1,4 @@
 import type { Database } from '../db/client.js';
-import { toAtom } from '../shared/time.js';
 import type { SubscriberList } from './list.schemas.js';
 import type { Subscriber } from './subscriber.schemas.js';
 import type { SubscriberFilter } from './subscriber.repository.js';
@@ -23,8 +22,11 @@ const LISTS_OF_S = `(
   from subscriptions x join lists l on l.id = x.list_id
   where x.subscriber_id = s.id)`;
 
-const SUBSCRIBER_COLUMNS = `s.id, s.email, s.created_at, s.updated_at, s.confirmed, s.blacklisted, s.bounce_count,
-  s.unique_id, s.html_email, s.disabled, ${LISTS_OF_S} as lists`;
+/** Timestamps leave as ATOM text: parsing them into Dates and formatting them again cost more than the query. */
+const SUBSCRIBER_COLUMNS = `s.id, s.email,
+  to_char(s.created_at at time zone 'UTC', ${ATOM_SQL}) as created_at,
+  to_char(s.updated_at at time zone 'UTC', ${ATOM_SQL}) as updated_at,
+  s.confirmed, s.blacklisted, s.bounce_count, s.unique_id, s.html_email, s.disabled, ${LISTS_OF_S} as lists`;
 
 interface PageRow {
   /** bigint: a string from node-postgres, a number from PGlite. */
@@ -32,8 +34,8 @@ interface PageRow {
   /** Null on the one row that only carries the total of an empty page. */
   id: number | null;
   email: string;
-  created_at: Date;
-  updated_at: Date;
+  created_at: string;
+  updated_at: string;
   confirmed: boolean;
   blacklisted: boolean;
   bounce_count: number;
@@ -55,8 +57,8 @@ function toPage(rows: PageRow[]): SubscriberPage {
     items.push({
       id: r.id,
       email: r.email,
-      created_at: toAtom(r.created_at),
-      updated_at: toAtom(r.updated_at),
+      created_at: r.created_at,
+      updated_at: r.updated_at,
       confirmed: r.confirmed,
       blacklisted: r.blacklisted,
       bounce_count: r.bounce_count,
