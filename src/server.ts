@@ -1,46 +1,26 @@
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
 import { ensureFirstAdministrator } from './identity/bootstrap.js';
-import { startWorker, type SendWorker } from './sending/worker.js';
 import { startBounceMailbox, type BounceMailbox } from './messaging/bounce-mailbox.js';
+import { configOrExit, stopOnSignals } from './process.js';
+import { startWorker, type SendWorker } from './sending/worker.js';
 
 /** The process: configuration, the app, listening, and a graceful close on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`mailroom: ${err.message}`);
-      process.exit(78); // EX_CONFIG
-    }
-    throw err;
-  }
-
+  const config = configOrExit('mailroom');
+  const signals = stopOnSignals();
   const app = await buildApp({ config });
   const bootstrap = await ensureFirstAdministrator(app.ctx);
 
   let worker: SendWorker | null = null;
   let bounceMailbox: BounceMailbox | null = null;
-  let closing = false;
-  const close = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    const timer = setTimeout(() => {
-      app.log.error('shutdown took longer than 20 s; exiting');
-      process.exit(1);
-    }, 20_000);
-    timer.unref();
-    // The sender first: it finishes the mails in flight and hands unsent claimed records back while the
-    // database is still open.
-    await worker?.stop();
-    await bounceMailbox?.stop();
-    await app.close();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void close('SIGTERM'));
-  process.on('SIGINT', () => void close('SIGINT'));
+  signals.arm({
+    app,
+    // The sender first: it finishes the mails in flight and hands unsent claimed records back while the database
+    // is still open.
+    parts: () => [worker, bounceMailbox],
+    message: 'shutting down: finishing in-flight requests',
+    capMs: 20_000,
+  });
 
   await app.listen({ port: config.port, host: config.host });
   // The bound port, not the configured one: PORT=0 asks the system for a free port.
