@@ -141,20 +141,17 @@ export class SmtpConnection {
       replies = [first, second, third];
     }
     const [mailReply, rcptReply, dataReply] = replies;
-    if (dataReply.code !== 354) {
-      // With pipelining the server may have said 354 despite a refused recipient only if it broke the rules; either
-      // way the transaction is over, and RSET makes sure of it before the next one.
-      const refused = mailReply.code !== 250 ? { reply: mailReply, stage: 'mail' as const }
-        : rcptReply.code >= 300 ? { reply: rcptReply, stage: 'rcpt' as const }
-          : { reply: dataReply, stage: 'data' as const };
+    const refused: { reply: SmtpReply; stage: SmtpStage } | null =
+      mailReply.code !== 250 ? { reply: mailReply, stage: 'mail' }
+        : rcptReply.code >= 300 ? { reply: rcptReply, stage: 'rcpt' }
+          : dataReply.code !== 354 ? { reply: dataReply, stage: 'data' }
+            : null;
+    if (refused) {
+      // A server that said 354 despite the refusal (against the rules, with pipelining) gets an empty message ended;
+      // then RSET makes sure the transaction is over before the next one.
+      if (dataReply.code === 354) await this.endData([]).catch(() => undefined);
       await this.reset();
       throw new SmtpError(`The server refused the message: ${refused.reply.text}`, refused.stage, refused.reply);
-    }
-    if (mailReply.code !== 250 || rcptReply.code >= 300) {
-      const refused = mailReply.code !== 250 ? mailReply : rcptReply;
-      await this.endData([]).catch(() => undefined);
-      await this.reset();
-      throw new SmtpError(`The server refused the message: ${refused.text}`, mailReply.code !== 250 ? 'mail' : 'rcpt', refused);
     }
     const final = await this.endData(chunks);
     if (final.code !== 250) throw new SmtpError(`The server refused the message: ${final.text}`, 'message', final);
