@@ -1,6 +1,6 @@
 import { SMTPServer } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 
 export interface ReceivedMail {
   readonly envelope: { from: string; to: string[] };
@@ -76,4 +76,13 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A loopback port nobody listens on (it was free a moment ago): for an SMTP server that cannot be reached. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

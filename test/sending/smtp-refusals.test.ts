@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type AddressInfo } from 'node:net';
+import { closedPort } from '../smtp-sink.js';
 import { cert, HEAD, key, mail, refusal, startServer, transportFor } from './smtp-servers.js';
 
 /*
@@ -100,11 +100,7 @@ describe('refusals', () => {
   });
 
   test('an unreachable server fails every waiting message at once, temporarily', async () => {
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const port = (probe.address() as AddressInfo).port;
-    await new Promise((resolve) => probe.close(resolve));
-    const transport = transportFor(`smtp://127.0.0.1:${port}/?tls=off&pool=2`);
+    const transport = transportFor(`smtp://127.0.0.1:${await closedPort()}/?tls=off&pool=2`);
     const failures = await Promise.all([1, 2, 3, 4, 5].map((n) => refusal(transport.send(mail(`r${n}@example.com`, HEAD)))));
     for (const failure of failures) {
       assert.equal(failure.permanent, false);

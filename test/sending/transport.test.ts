@@ -1,13 +1,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createMailer } from '../../src/mail/mailer.js';
 import { createTransport, SendFailure, type RawMessage } from '../../src/sending/transport.js';
-import { startSmtpSink, type SmtpSink } from '../smtp-sink.js';
+import { closedPort, startSmtpSink, type SmtpSink } from '../smtp-sink.js';
 
 /*
  * The campaign transport: finished bytes to SMTP (several servers round-robin) or to the outbox, and what a refusal
@@ -30,15 +29,6 @@ function message(n: number, to = `reader${n}@example.com`): RawMessage {
     ].join('\r\n'),
   );
   return { from: 'bounces@example.com', to, raw: [raw] };
-}
-
-/** A port nobody listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe('SMTP', () => {
