@@ -1,11 +1,17 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { BadRequestError, NotFoundError } from '../shared/errors.js';
+import { BadRequestError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { normalisePageQuery } from '../shared/pagination.js';
+import { findNul, foldPhpArrays, isPlainObject, parseJsonBody, snakeKeys, snakeName } from '../shared/request-input.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Leave body keys as sent (bodies keyed by user data, e.g. attribute names). */
     keepBodyKeys?: boolean;
+    /**
+     * The route answers a NUL character in its path or query itself: a page that shows its own 404 for a mangled
+     * link (confirm, unsubscribe, click tracking), and never hands such a value to the database.
+     */
+    allowNul?: boolean;
   }
 }
 
@@ -16,18 +22,31 @@ const JSON_SECURITY_HEADERS = {
 };
 
 /**
+ * Every HTML page the service sends (start page, confirm page, tracking 404, /docs, pages to come) gets these; a
+ * page that needs more (forms, scripts) sets its own Content-Security-Policy, which is kept.
+ */
+const HTML_SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+};
+export const HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+const NUL_IN_BODY = 'This value should not contain NUL characters (\\u0000).';
+
+/**
  * The transport conventions of phpList's API (reference §1): JSON bodies read whatever the content type says,
- * an empty body is `{}`, camelCase keys are accepted as their snake_case names, lenient cursor parameters,
- * security headers on JSON responses, route-level 404 and 405 with phpList's messages.
+ * an empty body is `{}`, camelCase keys are accepted as their snake_case names, query-string fields count as body
+ * fields, PHP-style query arrays, lenient cursor parameters, no NUL characters anywhere, security headers,
+ * route-level 404 and 405 with phpList's messages.
  */
 export function registerHttpConventions(app: FastifyInstance): void {
-  const parseJson = (_req: FastifyRequest, body: string, done: (err: Error | null, value?: unknown) => void) => {
-    if (body.trim() === '' || body.trim() === '0') return done(null, {});
+  const parseJson = (request: FastifyRequest, body: string, done: (err: Error | null, value?: unknown) => void) => {
+    // An unknown route is a 404 whatever its body (reference §1.2): the body is not read.
+    if (request.is404) return done(null, undefined);
     try {
-      const value: unknown = JSON.parse(body);
-      done(null, Array.isArray(value) && value.length === 0 ? {} : value);
+      done(null, parseJsonBody(body));
     } catch (err) {
-      done(new BadRequestError(`Invalid JSON: ${(err as Error).message}`));
+      done(err as Error);
     }
   };
   app.removeContentTypeParser(['application/json', 'text/plain']);
@@ -35,18 +54,45 @@ export function registerHttpConventions(app: FastifyInstance): void {
   app.addContentTypeParser('*', { parseAs: 'string' }, parseJson);
 
   app.addHook('preValidation', async (request) => {
-    if (request.query && typeof request.query === 'object') normalisePageQuery(request.query as Record<string, unknown>);
-    // No body at all (no content type, so no parser ran) reads as `{}` too, so missing fields are named one by one.
-    if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
-    if (!request.routeOptions.config.keepBodyKeys && isPlainObject(request.body)) {
-      request.body = snakeKeys(request.body);
+    const config = request.routeOptions.config;
+    const query = isPlainObject(request.query) ? request.query : {};
+    foldPhpArrays(query);
+    normalisePageQuery(query);
+    if (!config.allowNul) {
+      refuseNul(request.params, 'Path parameter');
+      refuseNul(query, 'Query parameter');
     }
+    const bodySchema = request.routeOptions.schema?.body as { properties?: Record<string, unknown> } | undefined;
+    // No body at all (no content type, so no parser ran) reads as `{}` too, so missing fields are named one by one.
+    if (request.body === undefined && bodySchema) request.body = {};
+    if (!isPlainObject(request.body)) return;
+    const body = config.keepBodyKeys ? request.body : snakeKeys(request.body);
+    // phpList merges route, query and body parameters (reference §1.4.3); the body wins on conflict. Only fields the
+    // body declares are taken, so pagination and filter parameters stay in the query.
+    for (const [key, value] of Object.entries(query)) {
+      const name = config.keepBodyKeys ? key : snakeName(key);
+      if (bodySchema?.properties && Object.hasOwn(bodySchema.properties, name) && !Object.hasOwn(body, name)) {
+        body[name] = value;
+      }
+    }
+    request.body = body;
+  });
+
+  // After every preValidation hook, so bodies that route hooks build (multipart forms) are checked as well.
+  app.addHook('preHandler', async (request) => {
+    if (!request.routeOptions.schema?.body) return;
+    const at = findNul(request.body);
+    if (at !== null) throw ValidationError.field(at || '_global', NUL_IN_BODY);
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-request-id', request.id);
     const type = reply.getHeader('content-type');
     if (typeof type === 'string' && type.startsWith('application/json')) reply.headers(JSON_SECURITY_HEADERS);
+    if (typeof type === 'string' && type.startsWith('text/html')) {
+      reply.headers(HTML_SECURITY_HEADERS);
+      if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', HTML_CSP);
+    }
     return payload;
   });
 
@@ -79,21 +125,6 @@ export function routeNotFoundMessage(request: FastifyRequest): string {
   return `No route found for "${request.method} ${request.protocol}://${request.host}${path}"`;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value);
-}
-
-/** Renames camelCase keys to snake_case, recursively, unless the snake_case key is also present. */
-function snakeKeys(value: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) {
-    const snake = /^[a-z][a-zA-Z0-9]*$/.test(key) ? key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) : key;
-    const target = snake !== key && snake in value ? key : snake;
-    out[target] = isPlainObject(inner) ? snakeKeys(inner) : inner;
-  }
-  return out;
-}
-
 /**
  * A path id read before validation (for hooks that must answer 404 before the body is checked, per the order
  * of checks in DECISIONS.md). Non-digits are an unknown route, as phpList's `\d+` requirement makes them.
@@ -104,4 +135,14 @@ export function rawPathId(request: FastifyRequest, name: string): number {
     throw new NotFoundError(routeNotFoundMessage(request));
   }
   return Number(value);
+}
+
+/** Path and query values cannot hold NUL (PostgreSQL refuses it in text): 400 naming the parameter. */
+function refuseNul(values: unknown, what: string): void {
+  if (!isPlainObject(values)) return;
+  for (const [name, value] of Object.entries(values)) {
+    if (findNul(value) !== null || name.includes('\0')) {
+      throw new BadRequestError(`${what} "${name.replace(/\0/g, '\\u0000')}" contains a NUL character (\\u0000).`);
+    }
+  }
 }

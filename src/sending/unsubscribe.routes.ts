@@ -53,6 +53,8 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/unsubscribe/:token',
     {
+      // The token is verified, never looked up as text: a garbled one (NUL too) is the page's 404.
+      config: { allowNul: true },
       schema: {
         tags,
         operationId: 'showUnsubscribe',
@@ -76,7 +78,7 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/unsubscribe/:token',
     {
-      config: { keepBodyKeys: true },
+      config: { keepBodyKeys: true, allowNul: true },
       schema: {
         tags,
         operationId: 'unsubscribe',

@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 
@@ -29,8 +29,43 @@ const textAjv = createAjv({ coerceTypes: 'array' });
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  const validate = ajv.compile(schema as object);
+  if (httpPart !== 'params') return validate as ReturnType<FastifySchemaCompiler<unknown>>;
+  return digitsOnlyIds(schema as ObjectSchema, validate) as ReturnType<FastifySchemaCompiler<unknown>>;
 };
+
+interface ObjectSchema {
+  properties?: Record<string, { type?: unknown }>;
+}
+
+const DIGITS = /^\d{1,20}$/;
+
+/**
+ * Integer path parameters are digits only, for every route (phpList's `\d+` requirement). Coercion alone would
+ * read `1.0`, `+1`, `1e0`, ` 1` or `0x1` as 1 (and `0x10` as 16), so `DELETE /lists/0x1` would delete list 1.
+ * The failure is a params validation error, which the error handler answers as an unknown route (404).
+ */
+function digitsOnlyIds(schema: ObjectSchema, validate: ValidateFunction): ValidateFunction {
+  const names = Object.entries(schema.properties ?? {})
+    .filter(([, property]) => property.type === 'integer')
+    .map(([name]) => name);
+  if (names.length === 0) return validate;
+  const wrapped = ((data: Record<string, unknown>) => {
+    for (const name of names) {
+      const value = data[name];
+      if (typeof value === 'string' && !DIGITS.test(value)) {
+        wrapped.errors = [
+          { keyword: 'pattern', instancePath: `/${name}`, schemaPath: '#/digits', params: { pattern: '^\\d+$' }, message: 'digits only' },
+        ];
+        return false;
+      }
+    }
+    const valid = validate(data);
+    wrapped.errors = validate.errors;
+    return valid;
+  }) as ValidateFunction;
+  return wrapped;
+}
 
 /** Turns validator errors into `{ "<field path>": ["<plain message>"] }`, field paths as the request names them. */
 export function formatValidationErrors(errors: readonly ErrorObject[]): Record<string, string[]> {

@@ -17,6 +17,8 @@ export const subscriberConfirmRoutes: FastifyPluginAsyncTypebox = async (app) =>
   app.get(
     '/subscribers/confirm',
     {
+      // A mangled code (NUL included) is the HTML 404 page, not the JSON 400 other routes answer.
+      config: { allowNul: true },
       // A link mangled into `?uniqueId=a&uniqueId=b` gets the page for its first code, not a JSON 422.
       preValidation: async (request) => {
         const query = request.query as Record<string, unknown>;

@@ -221,7 +221,8 @@ export async function confirmSubscriber(
   origin: HistoryOrigin,
 ): Promise<ConfirmOutcome> {
   if (!uniqueId) return 'missing';
-  if (uniqueId.length > 64) return 'unknown';
+  // No stored id is that long or holds NUL (which PostgreSQL would refuse to compare): the page's own 404.
+  if (uniqueId.length > 64 || uniqueId.includes('\0')) return 'unknown';
   const row = await repo.findSubscriberByUniqueId(ctx.db, uniqueId);
   if (!row) return 'unknown';
   if (!row.confirmed) {

@@ -23,6 +23,8 @@ export const clickRoutes: FastifyPluginAsyncTypebox<{ root?: boolean }> = async 
     app.get(
       '/lt/:token',
       {
+        // A token is decoded and verified, never looked up as text: a mangled one (NUL too) is the 404 page.
+        config: { allowNul: true },
         schema: {
           tags: ['tracking'],
           operationId: 'followTrackedLink',
@@ -40,6 +42,7 @@ export const clickRoutes: FastifyPluginAsyncTypebox<{ root?: boolean }> = async 
   app.get(
     '/link-track',
     {
+      config: { allowNul: true },
       schema: {
         tags: ['tracking'],
         operationId: 'followTrackedLinkById',
