@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
-import { pathForLog, serializeError } from './shared/log.js';
+import { OneLinePerRequest, pathForLog, serializeError } from './shared/log.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { createDatabase, type Database } from './db/client.js';
@@ -81,6 +81,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     trustProxy: config.trustProxy as boolean | string,
     bodyLimit: config.bodyLimit,
     forceCloseConnections: 'idle',
+    logController: new OneLinePerRequest(),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();

@@ -4,8 +4,25 @@ import { sql } from 'drizzle-orm';
 import { HttpError } from './shared/errors.js';
 import { errorResponses } from './shared/schemas.js';
 
-/** Pages outside the resource areas: phpList's start page, liveness and readiness. */
+/** Where `GET /` sends a browser: the API reference, until the admin console takes its place. */
+export const HOME_PAGE = '/docs';
+
+/** Pages outside the resource areas: the root, phpList's start page, liveness and readiness. */
 export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/',
+    {
+      schema: {
+        tags: ['system'],
+        operationId: 'home',
+        summary: `Redirects to ${HOME_PAGE}`,
+        security: [],
+        response: { 302: { type: 'null', description: `Redirect to ${HOME_PAGE}` } },
+      },
+    },
+    async (_request, reply) => reply.redirect(HOME_PAGE, 302),
+  );
+
   app.get(
     '/api/v2',
     {

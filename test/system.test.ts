@@ -42,14 +42,14 @@ const DECLARED: Record<string, string[]> = {
 };
 
 describe('GET /api/v2', () => {
-  test("phpList's empty start page, without the JSON security headers", async () => {
+  test("phpList's empty start page, with the HTML pages' security headers", async () => {
     const res = await t.inject({ method: 'GET', url: '/api/v2' });
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /^text\/html/);
     assert.equal(res.body, 'This page has been intentionally left empty.');
-    assert.equal(res.headers['x-content-type-options'], undefined);
-    assert.equal(res.headers['content-security-policy'], undefined);
-    assert.equal(res.headers['x-frame-options'], undefined);
+    assert.equal(res.headers['x-content-type-options'], 'nosniff');
+    assert.match(String(res.headers['content-security-policy']), /^default-src 'none'/);
+    assert.equal(res.headers['x-frame-options'], 'DENY');
     const slash = await t.inject({ method: 'GET', url: '/api/v2/' });
     assert.equal(slash.body, 'This page has been intentionally left empty.');
   });

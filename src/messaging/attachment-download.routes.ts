@@ -9,7 +9,7 @@ const CHUNK_SIZE = 8192;
 
 /**
  * `GET /attachments/download/{id}?uid=…`, public: the subscriber's uid is the credential. Registered under
- * `/api/v2` and, as the same handler, at the root (specification row 18); both are documented.
+ * `/api/v2` and, as the same handler, at the root (specification row 18); both are documented, as public.
  */
 export const attachmentDownloadRoutes: FastifyPluginAsyncTypebox<{ alias?: boolean }> = async (app, options) => {
   const storage = attachmentStorage(app.ctx.config);
@@ -20,6 +20,7 @@ export const attachmentDownloadRoutes: FastifyPluginAsyncTypebox<{ alias?: boole
         tags: ['attachments'],
         operationId: options.alias === true ? 'downloadAttachmentUnprefixed' : 'downloadAttachment',
         summary: 'Download an attachment as a subscriber who was sent its campaign',
+        security: [],
         params: DownloadParams,
         querystring: DownloadQuery,
         response: {

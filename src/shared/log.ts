@@ -1,3 +1,5 @@
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+
 /*
  * What an error looks like in the log. A failed query's error (Drizzle's DrizzleQueryError) carries the statement's
  * parameters in its message and stack — e-mail addresses, subscriber ids, tokens — and the standard serializer would
@@ -39,4 +41,19 @@ export function pathForLog(url: string): string {
     .replace(/(\/blacklist\/(?:check|info|remove)\/)[^/]+/, '$1…')
     .replace(/(\/unsubscribe\/)[^/]+/, '$1…')
     .replace(/^(\/lt\/)[^/]+/, '$1…');
+}
+
+/**
+ * Fastify logs every request twice at `info` (received, then completed). One line, written when the answer is
+ * sent, says it all: method, path, status and time.
+ */
+export class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {
+    // Left out: the completed line carries the request too.
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
 }

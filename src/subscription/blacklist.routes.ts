@@ -52,7 +52,10 @@ export const blacklistRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const entry = await service.info(app.ctx, request.params.email);
-      if (!entry) return reply.code(404).send({ error: `Email ${request.params.email} is not blacklisted` });
+      if (!entry) {
+        const message = `Email ${request.params.email} is not blacklisted`;
+        return reply.code(404).send({ message, error: message });
+      }
       return entry;
     },
   );

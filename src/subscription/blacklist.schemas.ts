@@ -16,7 +16,8 @@ export const BlacklistCheck = Type.Object({
 export type BlacklistCheck = Static<typeof BlacklistCheck>;
 
 /** The one error body of another shape, kept for phpList compatibility (reference §4.1). */
-export const NotBlacklisted = Type.Object({ error: Type.String() });
+/** phpList answers `{"error": …}` here; `message` is added beside it, as every error body carries one. */
+export const NotBlacklisted = Type.Object({ message: Type.String(), error: Type.String() });
 
 export const AddToBlacklistBody = Type.Object(
   {

@@ -105,14 +105,14 @@ describe('GET /api/v2/blacklist/check/{email} and /info/{email}', () => {
     assert.deepEqual([info.statusCode, info.json()], [200, added.json()]);
   });
 
-  test('an address not listed: check false, info 404 with phpList\'s error body', async () => {
+  test('an address not listed: check false, info 404 with phpList\'s error body and a message', async () => {
     const { headers } = await t.adminWithSession();
     const check = await t.inject({ method: 'GET', url: '/api/v2/blacklist/check/clean@example.com', headers });
     assert.deepEqual(check.json(), { blacklisted: false, reason: null });
     const info = await t.inject({ method: 'GET', url: '/api/v2/blacklist/info/clean@example.com', headers });
-    assert.deepEqual([info.statusCode, info.json()], [404, { error: 'Email clean@example.com is not blacklisted' }]);
+    assert.deepEqual([info.statusCode, info.json()], [404, { message: 'Email clean@example.com is not blacklisted', error: 'Email clean@example.com is not blacklisted' }]);
     const odd = await t.inject({ method: 'GET', url: '/api/v2/blacklist/info/not-an-email', headers });
-    assert.deepEqual([odd.statusCode, odd.json()], [404, { error: 'Email not-an-email is not blacklisted' }]);
+    assert.deepEqual([odd.statusCode, odd.json()], [404, { message: 'Email not-an-email is not blacklisted', error: 'Email not-an-email is not blacklisted' }]);
   });
 
   test('a subscriber flagged elsewhere counts as blacklisted, with no entry date', async () => {

@@ -39,7 +39,8 @@ describe('double opt-in', () => {
     assert.equal(page.statusCode, 200);
     assert.equal(page.body, THANKS);
     assert.match(String(page.headers['content-type']), /^text\/html; charset=utf-8/);
-    assert.equal(page.headers['x-frame-options'], undefined);
+    // No JSON headers, but those of every HTML page.
+    assert.equal(page.headers['x-frame-options'], 'DENY');
 
     const after = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${created.id}`, headers });
     assert.equal(after.json().confirmed, true);
