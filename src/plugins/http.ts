@@ -62,6 +62,12 @@ export function registerHttpConventions(app: FastifyInstance): void {
       refuseNul(request.params, 'Path parameter');
       refuseNul(query, 'Query parameter');
     }
+    // A multipart body without a boundary cannot be read by any route that takes one (the form reader would fail
+    // with a bare Error, a 500); say so here, once, for all of them.
+    const type = request.headers['content-type'];
+    if (typeof type === 'string' && /^multipart\//i.test(type) && !/;\s*boundary=/i.test(type)) {
+      throw new BadRequestError('Invalid multipart body: the Content-Type header has no boundary.');
+    }
     const bodySchema = request.routeOptions.schema?.body as { properties?: Record<string, unknown> } | undefined;
     // No body at all (no content type, so no parser ran) reads as `{}` too, so missing fields are named one by one.
     if (request.body === undefined && bodySchema) request.body = {};

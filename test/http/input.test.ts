@@ -194,3 +194,15 @@ describe('query strings', () => {
     assert.deepEqual(typed.json(), { message: 'Validation failed', errors: { public: ['This value should be of type boolean.'] } });
   });
 });
+
+describe('multipart bodies', () => {
+  test('a multipart Content-Type without a boundary is a 400, on every route that reads forms', async () => {
+    const { headers } = await t.adminWithSession();
+    const list = await createList(t.db);
+    for (const url of ['/api/v2/subscribers/import', '/api/v2/templates', `/api/v2/campaigns/1/attachments`, `/api/v2/lists/${list.id}`]) {
+      const res = await t.inject({ method: 'POST', url, headers: { ...headers, 'content-type': 'multipart/form-data' }, payload: 'abc' });
+      if (res.statusCode === 405) continue;
+      assert.deepEqual([res.statusCode, res.json()], [400, { message: 'Invalid multipart body: the Content-Type header has no boundary.' }], url);
+    }
+  });
+});
