@@ -172,7 +172,8 @@ export function casesOf(operation: Operation, ids: Record<string, string>, auth:
     raw.push({ kind: 'missing fields', url, payload: '{}', headers: json });
     raw.push({ kind: 'wrong types', url, payload: JSON.stringify(wrongTypes(schema) ?? {}), headers: json });
     for (const top of ['[1,2]', '"text"', '42', 'null', 'true']) raw.push({ kind: `top-level ${top}`, url, payload: top, headers: json });
-    raw.push({ kind: 'deep nesting', url, payload: `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`, headers: json });
+    raw.push({ kind: 'deep nesting (arrays)', url, payload: `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`, headers: json });
+    raw.push({ kind: 'deep nesting (objects)', url, payload: `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`, headers: json });
     raw.push({ kind: 'invalid JSON', url, payload: '{"a": tru', headers: json });
     raw.push({ kind: 'XML', url, payload: '<?xml version="1.0"?><a>1</a>', headers: { 'content-type': 'application/xml' } });
     raw.push({ kind: 'form', url, payload: 'a=1&b[]=2&%00=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });

@@ -40,8 +40,17 @@ before(async () => {
   const list = await createList(t.db);
   const subscriber = await createSubscriber(t.db, { email: 'sweep-subscriber@example.com', confirmed: true });
   await subscribe(t.db, list.id, subscriber.id);
-  const campaign = await createCampaign(t.db);
+  // Sendable, and carrying header-injection text where it reaches mail headers, for the last test below.
+  const campaign = await createCampaign(t.db, {
+    body: '<p>Sweep</p>',
+    subject: 'Sweep\r\nX-Injected: subject\r\nBcc: victim@example.net',
+    fromField: 'Sweep <sweep-from@example.com>',
+  });
   await createDelivery(t.db, campaign.id, subscriber.id);
+  // One mail for certain (the sweep's own test sends go to addresses that are no subscribers).
+  const sent = await t.inject({ method: 'POST', url: `/api/v2/campaigns/${campaign.id}/test-send`, headers: caller.headers, payload: { emails: [subscriber.email] } });
+  assert.ok(sent.statusCode < 300, sent.body);
+  await t.smtp.waitFor(1);
   const bounce = await createBounce(t.db, { subscriberId: subscriber.id, campaignId: campaign.id });
 
   const post = async (url: string, payload: unknown) => {
@@ -114,3 +123,14 @@ test('no operation answers bad input with a 5xx, slowly, or with internal text',
   for (const line of known) context.diagnostic(`known: ${line}`);
   assert.deepEqual(failures.slice(0, 60), [], `${failures.length} failing cases`);
 });
+
+test('no header-injection string became a header or a recipient of the mail the sweep caused', async (context) => {
+  const injected = t.smtp.messages.filter((mail) => {
+    const head = mail.raw.toString('latin1').split(/\r?\n\r?\n/, 1)[0] ?? '';
+    return /^(?:X-Injected|Bcc):/im.test(head) || mail.envelope.to.some((to) => to.includes('victim@example.net'));
+  });
+  context.diagnostic(`${t.smtp.messages.length} mails received`);
+  assert.ok(t.smtp.messages.length > 0, 'mail was sent (at least the test send of the fixture campaign)');
+  assert.deepEqual(injected.map((mail) => mail.raw.toString('latin1').slice(0, 500)), []);
+});
+
