@@ -11,7 +11,8 @@ import { casesOf, operationsOf, type SweepCase } from './cases.js';
  * The bad-input sweep (issue 17): every operation of docs/openapi.json gets bad input of each kind — wrong types,
  * missing fields, 1 MB strings, deep nesting, invalid JSON, wrong content types, odd path ids, NUL and control
  * characters, header-injection strings — as a super user and anonymously, with path ids naming real rows. It fails
- * on any 5xx, any answer slower than 10 s, and any internal text (stack frames, SQL, driver names) in a body.
+ * on any 5xx, any answer slower than 10 s, any internal text (stack frames, SQL, driver names) in a body, and any
+ * JSON error body without a string `message`.
  */
 
 const BOUNCE_TOKEN = 'sweep-bounce-token-0123456789';
@@ -25,6 +26,14 @@ const INTERNAL =
  * sweep passes on its own.
  */
 const KNOWN: { match: RegExp; reason: string }[] = [];
+
+function hasMessage(text: string): boolean {
+  try {
+    return typeof (JSON.parse(text) as { message?: unknown }).message === 'string';
+  } catch {
+    return false;
+  }
+}
 
 let t: TestApp;
 let auth: Record<string, string>;
@@ -113,6 +122,7 @@ test('no operation answers bad input with a 5xx, slowly, or with internal text',
       res.statusCode >= 500 ? `${res.statusCode} ${text.slice(0, 200)}` : '',
       ms > SLOW_MS ? `took ${Math.round(ms)} ms` : '',
       INTERNAL.test(text) ? `internal text: ${INTERNAL.exec(text)?.[0]} in ${text.slice(0, 200)}` : '',
+      res.statusCode >= 400 && type.startsWith('application/json') && !hasMessage(text) ? `error body without message: ${text.slice(0, 200)}` : '',
     ].filter(Boolean);
     if (problems.length === 0) continue;
     const line = `${label}: ${problems.join('; ')}`;
