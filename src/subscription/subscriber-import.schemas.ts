@@ -18,5 +18,11 @@ export const ImportResult = Type.Object({
   updated: Type.Integer({ description: 'Existing subscribers overwritten (update_existing)' }),
   skipped: Type.Integer({ description: 'Rows that created or updated nobody' }),
   errors: Type.Array(Type.String(), { description: 'One line per rejected row, `Line <n>: …` (the header is line 1)' }),
+  ignored_columns: Type.Array(Type.String(), {
+    description: 'Ours: header names that set nothing (no such field or attribute definition, never imported, or repeated)',
+  }),
+  unconfirmed: Type.Integer({
+    description: 'Ours: of the subscribers created or updated, those left unconfirmed, whom campaigns do not reach',
+  }),
 });
 export type ImportResult = Static<typeof ImportResult>;
