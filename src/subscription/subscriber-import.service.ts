@@ -83,7 +83,7 @@ class Tally implements BatchTally {
 /**
  * The import of one multipart request (reference §5.5, §8.4). Options come from the query string or from form
  * fields, before or after the file:
- * - a client that sends options first (a form field before the file, or any option in the query string) has its
+ * - a client that sends options first (an option field before the file, or any option in the query string) has its
  *   file streamed straight through the parser: the list is checked before a byte of it is read, and an option
  *   field after the file is refused (it would come too late to apply);
  * - a file that comes before any option (the public phpList JS client sends `file`, then `list_id`) is spooled to
@@ -107,14 +107,16 @@ export async function importSubscribers(
   const fileErrors = new WeakSet<object>();
   let spooled: SpooledFile | null = null;
   let sawFile = false;
-  let sawField = false;
+  let sawOption = false;
   try {
     const iterator = parts[Symbol.asyncIterator]();
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
       const part = next.value;
       if (part.type === 'field') {
-        sawField = true;
-        if (isOption(part.fieldname)) raw[part.fieldname] = fieldText(part);
+        if (isOption(part.fieldname)) {
+          raw[part.fieldname] = fieldText(part);
+          sawOption = true;
+        }
         continue;
       }
       if (part.fieldname !== 'file') {
@@ -132,7 +134,7 @@ export async function importSubscribers(
         part.file.resume();
         throw ValidationError.field('file', 'File must be a CSV (text/csv, or a name ending in .csv).');
       }
-      if (!optionsFirst && !sawField) {
+      if (!optionsFirst && !sawOption) {
         spooled = await spool(part.file, join(ctx.config.dataDir, 'tmp'));
         continue;
       }

@@ -188,6 +188,20 @@ describe('POST /api/v2/subscribers/import: fields after the file (phpList JS cli
     assert.deepEqual(spoolLeft(), []);
   });
 
+  test('a field that is no option before the file (ignored, as phpList) does not make the late list_id too late', async () => {
+    const list = await createList(t.db);
+    const email = addr('other-field');
+    const res = await post([
+      { name: 'request_confirmation', value: '1' },
+      { name: 'file', filename: 'a.csv', content: `email,confirmed\n${email},1\n` },
+      { name: 'list_id', value: String(list.id) },
+    ]);
+    assert.equal(res.statusCode, 200, res.body);
+    const members = await t.db.select().from(subscriptions).where(eq(subscriptions.listId, list.id));
+    assert.equal(members.length, 1);
+    assert.deepEqual(spoolLeft(), []);
+  });
+
   test('fields first still streams: an option field after the file is refused', async () => {
     const list = await createList(t.db);
     const late = addr('late');

@@ -405,11 +405,23 @@ describe('POST /api/v2/subscribers/import: upload limit', () => {
     assert.deepEqual(res.json(), TOO_LARGE);
   });
 
-  test('a file found over the limit while streaming: 413 and nothing written', async () => {
+  test('a file found over the limit while streaming or spooling: 413 and nothing written', async () => {
     const rows = Array.from({ length: 200 }, (_, i) => `limit-${i}@example.com`);
     const res = await send(`email\n${rows.join('\n')}\n`);
     assert.equal(res.statusCode, 413);
     assert.deepEqual(res.json(), TOO_LARGE);
+    // An option first: the file streams into the transaction instead of a temporary file.
+    const body = multipart([
+      { name: 'update_existing', value: '1' },
+      { name: 'file', filename: 'big.csv', content: `email\n${rows.join('\n')}\n` },
+    ]);
+    const streamed = await small.inject({
+      method: 'POST',
+      url: '/api/v2/subscribers/import',
+      headers: { ...smallHeaders, ...body.headers },
+      payload: body.payload,
+    });
+    assert.deepEqual([streamed.statusCode, streamed.json()], [413, TOO_LARGE]);
     const found = await small.db.select().from(subscribers).where(inArray(subscribers.email, rows));
     assert.deepEqual(found, []);
   });
