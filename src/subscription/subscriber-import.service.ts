@@ -153,7 +153,14 @@ export async function importSubscribers(
       break;
     }
     if (!sawFile) throw ValidationError.field('file', 'No file uploaded');
-    if (spooled) await importStream(ctx, spooled.open(), readOptions(raw), adminId, origin, tally, async () => {});
+    if (spooled) {
+      const file = spooled.open();
+      try {
+        await importStream(ctx, file, readOptions(raw), adminId, origin, tally, async () => {});
+      } finally {
+        file.destroy(); // a refusal part-way leaves it unread and its descriptor open
+      }
+    }
   } catch (err) {
     throw asHttpError(ctx, err, fileErrors);
   } finally {
