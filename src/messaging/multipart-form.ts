@@ -1,5 +1,5 @@
 import type { MultipartFile, MultipartValue } from '@fastify/multipart';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError, HttpError, PayloadTooLargeError } from '../shared/errors.js';
 
 /*
@@ -10,24 +10,50 @@ import { BadRequestError, HttpError, PayloadTooLargeError } from '../shared/erro
 
 export type FormPart = MultipartFile | MultipartValue;
 
-/** The request's parts, or 400 when the body is not well-formed multipart. */
-export async function* formParts(request: FastifyRequest): AsyncGenerator<FormPart> {
+/**
+ * The request's parts, or 400 when the body is not well-formed multipart. `asError` turns a parser failure into
+ * the error to answer with (a route may word its own 413).
+ */
+export async function* formParts(
+  request: FastifyRequest,
+  asError: (err: unknown) => Error = (err) => asClientError(err),
+): AsyncGenerator<FormPart> {
   let iterator: AsyncIterator<FormPart>;
   try {
     iterator = request.parts()[Symbol.asyncIterator]();
   } catch (err) {
-    throw asClientError(err);
+    throw asError(err);
   }
   for (;;) {
     let next: IteratorResult<FormPart>;
     try {
       next = await iterator.next();
     } catch (err) {
-      throw asClientError(err);
+      throw asError(err);
     }
     if (next.done) return;
     yield next.value;
   }
+}
+
+/** The most of an unread body that is read and thrown away after an early answer; a larger rest closes the connection. */
+export const DRAIN_LIMIT = 1024 * 1024;
+
+/**
+ * For an `onSend` hook of upload routes. A route that answers before it has read the whole upload (a refusal
+ * half-way through the form) leaves the rest of the body on the connection, and the client's next request on that
+ * keep-alive connection waits behind it until the keep-alive timeout. So the rest is read and discarded when the
+ * body announces at most `limit` bytes (the connection stays usable), and otherwise the answer carries
+ * `Connection: close` and Node closes the connection once it is sent.
+ */
+export function releaseUnreadBody(request: FastifyRequest, reply: FastifyReply, limit = DRAIN_LIMIT): void {
+  const raw = request.raw;
+  if (raw.complete || raw.readableEnded) return;
+  const length = Number(raw.headers['content-length']);
+  if (!(length <= limit)) reply.header('connection', 'close');
+  // Detach the multipart parser (it would buffer what nobody reads) and let the bytes flow away.
+  raw.unpipe();
+  raw.resume();
 }
 
 /** A multipart failure as the typed error to answer with. */

@@ -51,8 +51,8 @@ export const templateRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   const consumes = ['application/json', 'multipart/form-data'];
   const bodyDescription =
-    'JSON, or multipart/form-data with the same fields and an optional `file` part whose bytes become the ' +
-    "template's file content.";
+    'JSON, or multipart/form-data with the same fields and an optional `file` part: its contents (UTF-8 HTML) ' +
+    'become the template\'s content in place of `content`, held to the same rules (reported at `file`), as in phpList core.';
 
   app.get(
     '/templates',

@@ -24,12 +24,13 @@ export const Template = Type.Object({
 });
 export type Template = Static<typeof Template>;
 
-const MAX_TEMPLATE_TEXT = 1_000_000;
+/** Characters in `content` or `text` (and in an uploaded file, which becomes the content). */
+export const MAX_TEMPLATE_TEXT = 1_000_000;
 
 /**
  * Create and update share one body (phpList's TemplateRequest). Sent as JSON or as multipart/form-data, whose
- * optional `file` part is the template's file content; form fields arrive as text and are read as these types
- * before validation (template.routes.ts).
+ * optional `file` part becomes the template's content (template.service.ts); form fields arrive as text and are
+ * read as these types before validation (template.routes.ts).
  */
 export const TemplateBody = Type.Object(
   {

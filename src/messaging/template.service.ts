@@ -5,7 +5,7 @@ import { DEFAULT_TEXT, findDefaultTemplate, readDefaultTemplate } from './templa
 import { extractImages, imagesNotFull, linksNotFull, scanTemplateHtml } from './template-html.js';
 import { checkExternalImages } from './template-image-check.js';
 import * as repo from './template.repository.js';
-import type { Template, TemplateBody } from './template.schemas.js';
+import { MAX_TEMPLATE_TEXT, type Template, type TemplateBody } from './template.schemas.js';
 
 export const TEMPLATE_NOT_FOUND = 'Template not found.';
 export const TITLE_TAKEN = 'Template title already exists.';
@@ -37,21 +37,31 @@ export async function getTemplate(ctx: AppContext, id: number): Promise<Template
   return repo.toTemplate(row, images.get(id) ?? []);
 }
 
-export async function createTemplate(ctx: AppContext, body: TemplateBody, file: Buffer | null): Promise<Template> {
+/**
+ * As phpList core: an uploaded file's contents become the template's content (in place of a `content` field), held
+ * to the same rules, which then name `file`; the bytes are kept as the template's file too. An empty file part (a
+ * form whose file input was left empty) counts as none.
+ */
+export async function createTemplate(ctx: AppContext, body: TemplateBody, upload: Buffer | null): Promise<Template> {
   const title = body.title.trim();
-  const content = body.content ?? null;
-  await validate(ctx, body, content, body.text ?? null);
+  const file = upload && upload.length > 0 ? upload : null;
+  const content = file ? fileText(file) : (body.content ?? null);
+  await validate(ctx, body, content, body.text ?? null, file ? 'file' : 'content');
   if (await repo.titleTaken(ctx.db, title)) throw new ConflictError(TITLE_TAKEN);
   return write(ctx, null, { title, content, text: body.text ?? null, listOrder: body.list_order ?? 0, file });
 }
 
-/** phpList's PUT: the title is replaced; content, text and list order only when sent (not null); the file when uploaded. */
-export async function updateTemplate(ctx: AppContext, id: number, body: TemplateBody, file: Buffer | null): Promise<Template> {
+/**
+ * phpList's PUT: the title is replaced; content, text and list order only when sent (not null); an uploaded file
+ * replaces the content (and the file), as on create.
+ */
+export async function updateTemplate(ctx: AppContext, id: number, body: TemplateBody, upload: Buffer | null): Promise<Template> {
   const current = await requireTemplate(ctx, id);
   const title = body.title.trim();
-  const content = body.content ?? current.content;
+  const file = upload && upload.length > 0 ? upload : null;
+  const content = file ? fileText(file) : (body.content ?? current.content);
   const text = body.text ?? current.text;
-  await validate(ctx, body, content, text);
+  await validate(ctx, body, content, text, file ? 'file' : 'content');
   if (await repo.titleTaken(ctx.db, title, id)) throw new ConflictError(TITLE_TAKEN);
   return write(ctx, id, {
     title,
@@ -60,6 +70,23 @@ export async function updateTemplate(ctx: AppContext, id: number, body: Template
     listOrder: body.list_order ?? current.listOrder,
     ...(file ? { file } : {}),
   });
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/** The uploaded file as template HTML: UTF-8 (a BOM is dropped), no NUL, no longer than a `content` field may be. */
+function fileText(file: Buffer): string {
+  let text: string;
+  try {
+    text = UTF8.decode(file);
+  } catch {
+    throw ValidationError.field('file', 'The file is not UTF-8 text.');
+  }
+  if (text.includes('\u0000')) throw ValidationError.field('file', 'The file contains a NUL character; it must be HTML text.');
+  if (text.length > MAX_TEMPLATE_TEXT) {
+    throw ValidationError.field('file', `The file is too long: ${text.length} characters (at most ${MAX_TEMPLATE_TEXT}).`);
+  }
+  return text;
 }
 
 export async function deleteTemplate(ctx: AppContext, id: number): Promise<void> {
@@ -98,22 +125,31 @@ async function write(ctx: AppContext, id: number | null, values: TemplateValues)
   }
 }
 
-/** The placeholder rule and the three optional checks, every failure reported at once (422). */
-async function validate(ctx: AppContext, body: TemplateBody, content: string | null, text: string | null): Promise<void> {
+/**
+ * The placeholder rule and the three optional checks, every failure reported at once (422). Failures of the
+ * content are reported at `contentField`: `file` when the content is the uploaded file's.
+ */
+async function validate(
+  ctx: AppContext,
+  body: TemplateBody,
+  content: string | null,
+  text: string | null,
+  contentField: 'content' | 'file',
+): Promise<void> {
   const errors: Record<string, string[]> = {};
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
   if (content && !content.includes(PLACEHOLDER)) {
-    add('content', `The content must include at least one "${PLACEHOLDER}" placeholder.`);
+    add(contentField, `The ${contentField} must include at least one "${PLACEHOLDER}" placeholder.`);
   }
   if (text && !text.includes(PLACEHOLDER)) add('text', `The text must include at least one "${PLACEHOLDER}" placeholder.`);
   if (content && (body.check_links || body.check_images || body.check_external_images)) {
     const refs = scanTemplateHtml(content);
     if (body.check_links) {
       const bad = linksNotFull(refs.links);
-      if (bad.length > 0) add('content', `Not full URLs: ${bad.join(', ')}`);
+      if (bad.length > 0) add(contentField, `Not full URLs: ${bad.join(', ')}`);
     }
     if (body.check_images) {
-      for (const src of imagesNotFull(refs.images)) add('content', `Image "${shorten(src)}" is not a full URL.`);
+      for (const src of imagesNotFull(refs.images)) add(contentField, `Image "${shorten(src)}" is not a full URL.`);
     }
     // The network is asked only about a template that is otherwise valid.
     if (body.check_external_images && Object.keys(errors).length === 0) {
@@ -121,7 +157,7 @@ async function validate(ctx: AppContext, body: TemplateBody, content: string | n
         refs.images.map((i) => i.src),
         ctx.config.imageCheckTimeoutMs,
       );
-      for (const message of failures) add('content', message);
+      for (const message of failures) add(contentField, message);
     }
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);

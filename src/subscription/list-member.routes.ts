@@ -71,10 +71,11 @@ export const listMemberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         operationId: 'addListMembers',
-        summary: 'Subscribe e-mail addresses to a list',
+        summary: 'Subscribe existing subscribers, by e-mail address, to a list',
         description:
-          'Unknown addresses become new subscribers. Addresses already subscribed are answered unchanged. ' +
-          'Blacklisted addresses (blacklist entry or subscriber flag) are skipped: not created, not subscribed, ' +
+          'An address without a subscriber makes the request a 404 naming it (phpList), and nothing is stored or sent. ' +
+          'Addresses already subscribed are answered unchanged. ' +
+          'Blacklisted subscribers (blacklist entry or subscriber flag) are skipped: not subscribed, ' +
           'and absent from the answer. With `auto_confirm: true` the subscribers are confirmed; otherwise each ' +
           'unconfirmed subscriber newly added gets a mail with the link ' +
           '`<PUBLIC_URL>/api/v2/subscribers/confirm?uniqueId=<unique_id>`.',

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { Executor } from '../db/client.js';
+import { mailFailure } from '../mail/mail-log.js';
 import { toPage } from '../shared/pagination.js';
 import { toAtom } from '../shared/time.js';
 import { blacklistedAmong } from './blacklist.repository.js';
 import * as repo from './list-member.repository.js';
 import type { AddMembersBody, Subscription } from './list-member.schemas.js';
-import { findAdministrator } from '../identity/administrator.repository.js';
 import * as history from './subscriber-history.repository.js';
 import type { HistoryOrigin } from './subscriber-history.schemas.js';
 import { toSubscriberList, type ListRow } from './list.repository.js';
@@ -33,9 +33,14 @@ export async function countMembers(ctx: AppContext, listId: number) {
 export interface SubscribeOptions {
   /** Confirm the subscribers (no mail); otherwise each unconfirmed one newly subscribed gets the double opt-in mail. */
   autoConfirm: boolean;
+  /**
+   * What an address without a subscriber does: `create` one (a subscribe page), or `refuse` the whole request with
+   * 404 naming them (an administrator adding members, as phpList: a typo must not mail a stranger).
+   */
+  unknown?: 'create' | 'refuse';
   origin: HistoryOrigin;
-  /** The history detail of each subscriber created, e.g. `Created by admin when added to list "News"`. */
-  createdDetail: string;
+  /** The history detail of each subscriber created, e.g. `Created on subscribe page "Join us" (#3)`. */
+  createdDetail?: string;
   /** Runs in the same transaction with the ids of the subscribers this call created (their first details). */
   onCreated?: (tx: Executor, subscriberIds: number[]) => Promise<void>;
 }
@@ -53,7 +58,8 @@ export interface SubscribeOutcome {
 
 /**
  * Subscribes addresses to a list, in one transaction with a handful of set-wise statements whatever the number of
- * addresses. Unknown addresses become new subscribers, each with a history entry. Blacklisted addresses (the
+ * addresses. Unknown addresses become new subscribers (`html_email` false, as everywhere), each with a history
+ * entry, or refuse the request (`unknown: 'refuse'`: nothing stored, nothing sent). Blacklisted addresses (the
  * blacklist table or the subscriber's flag) are left out: not created, not subscribed, not in the outcome.
  * Existing subscriptions stay as they are. Confirmation mails go out after the commit.
  */
@@ -65,6 +71,11 @@ export async function subscribeAddresses(
 ): Promise<SubscribeOutcome> {
   const { autoConfirm } = options;
   const outcome = await ctx.db.transaction(async (tx) => {
+    if (options.unknown === 'refuse') {
+      const known = new Set((await repo.findSubscribersByEmails(tx, emails)).map((s) => s.email.toLowerCase()));
+      const unknown = emails.filter((e) => !known.has(e.toLowerCase()));
+      if (unknown.length > 0) throw new NotFoundError(unknownMessage(unknown));
+    }
     const barred = await blacklistedAmong(tx, emails);
     const wanted = emails.filter((e) => !barred.has(e.toLowerCase()));
     const known = new Set((await repo.findSubscribersByEmails(tx, wanted)).map((s) => s.email.toLowerCase()));
@@ -72,9 +83,9 @@ export async function subscribeAddresses(
       tx,
       wanted
         .filter((e) => !known.has(e.toLowerCase()))
-        .map((email) => ({ email, uniqueId: randomBytes(16).toString('hex'), confirmed: autoConfirm })),
+        .map((email) => ({ email, uniqueId: randomBytes(16).toString('hex'), confirmed: autoConfirm, htmlEmail: false })),
     );
-    await history.insertHistoryForMany(tx, created, options.origin, 'Subscriber created', options.createdDetail);
+    await history.insertHistoryForMany(tx, created, options.origin, 'Subscriber created', options.createdDetail ?? null);
     if (options.onCreated && created.length > 0) await options.onCreated(tx, created);
     let found = await repo.findSubscribersByEmails(tx, wanted);
     found = found.filter((s) => !s.blacklisted);
@@ -97,9 +108,20 @@ export async function subscribeAddresses(
   return outcome;
 }
 
+/** Addresses named in a 404 before the rest are counted, so the message stays short for 1,000 typos. */
+const NAMED_UNKNOWN = 10;
+
+/** phpList's `Subscriber does not exists.`, naming the addresses that have no subscriber. */
+function unknownMessage(unknown: string[]): string {
+  const named = unknown.slice(0, NAMED_UNKNOWN).join(', ');
+  const more = unknown.length > NAMED_UNKNOWN ? ` and ${unknown.length - NAMED_UNKNOWN} more` : '';
+  return `Subscriber does not exists: ${named}${more}.`;
+}
+
 /**
- * `POST /lists/{id}/subscribers`: subscribes addresses (see subscribeAddresses), confirmed when `auto_confirm`.
- * Answers the subscriptions in the order the addresses were given.
+ * `POST /lists/{id}/subscribers`: subscribes existing subscribers (see subscribeAddresses), confirmed when
+ * `auto_confirm`; an address without a subscriber is a 404 and nothing is stored (phpList). Answers the
+ * subscriptions in the order the addresses were given.
  */
 export async function addMembers(
   ctx: AppContext,
@@ -109,14 +131,10 @@ export async function addMembers(
   origin: HistoryOrigin,
 ): Promise<Subscription[]> {
   const list = await requireOwnedList(ctx, listId, callerId);
-  const autoConfirm = body.auto_confirm ?? false;
-  const login = (await findAdministrator(ctx.db, callerId))?.loginName ?? `#${callerId}`;
-  const createdDetail =
-    `Created by ${login} when added to list "${list.name}"` + (autoConfirm ? '' : '; confirmation requested');
   const { subscribers, dates } = await subscribeAddresses(ctx, list, uniqueEmails(body.emails), {
-    autoConfirm,
+    autoConfirm: body.auto_confirm ?? false,
+    unknown: 'refuse',
     origin,
-    createdDetail,
   });
   const subscriberList = toSubscriberList(list);
   return subscribers.map((s) => ({
@@ -154,6 +172,7 @@ async function sendConfirmation(ctx: AppContext, subscriber: SubscriberRow, list
         'If you did not ask for this, ignore this message and you will not receive mail from us.\n',
     });
   } catch (err) {
-    ctx.log.warn({ err, subscriberId: subscriber.id, listId: list.id }, 'confirmation mail not sent');
+    // Never the address: the error text quotes it, so only its masked form is logged.
+    ctx.log.warn({ failure: mailFailure(err), subscriberId: subscriber.id, listId: list.id }, 'confirmation mail not sent');
   }
 }

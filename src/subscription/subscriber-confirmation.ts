@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { mailFailure } from '../mail/mail-log.js';
 import type { SubscriberRow } from './subscriber.repository.js';
 
 /** The double opt-in link: the subscriber's unique id is the credential. */
@@ -37,7 +38,7 @@ export async function sendConfirmationRequest(ctx: AppContext, subscriber: Subsc
     });
     return true;
   } catch (err) {
-    ctx.log.warn({ subscriberId: subscriber.id, err: (err as Error).message }, 'confirmation mail not sent');
+    ctx.log.warn({ subscriberId: subscriber.id, failure: mailFailure(err) }, 'confirmation mail not sent');
     return false;
   }
 }

@@ -22,6 +22,8 @@ export interface BatchOptions {
 export interface BatchTally {
   imported: number;
   updated: number;
+  /** Subscribers created or updated that are left unconfirmed (campaigns do not reach them). */
+  unconfirmed: number;
   readonly mail: IdList;
   reject(error: string | null): void;
 }
@@ -136,7 +138,10 @@ export async function writeBatch(tx: Executor, rows: ImportRow[], options: Batch
     updates.disabled.push(disabled ?? null);
     updates.extraData.push(row.extraData ?? null);
     updates.foreignKey.push(row.foreignKey ?? null);
-    if (!(confirmed ?? target.confirmed) && !row.invalidEmail) mailable.add(target.id);
+    if (!(confirmed ?? target.confirmed)) {
+      tally.unconfirmed++;
+      if (!row.invalidEmail) mailable.add(target.id);
+    }
     if (blacklisted && !target.blacklisted) blacklistEmails.push(row.email);
     addAttributes(target.id, row);
     history.ids.push(target.id);
@@ -155,7 +160,10 @@ export async function writeBatch(tx: Executor, rows: ImportRow[], options: Batch
       continue;
     }
     tally.imported++;
-    if (!row.flags.confirmed && !row.invalidEmail) mailable.add(id);
+    if (!row.flags.confirmed) {
+      tally.unconfirmed++;
+      if (!row.invalidEmail) mailable.add(id);
+    }
     if (row.flags.blacklisted) blacklistEmails.push(row.email);
     else if (options.listId !== null) toSubscribe.push(id);
     addAttributes(id, row);

@@ -33,6 +33,8 @@ export interface ImportColumns {
   readonly attributes: readonly { index: number; definition: DefinitionWithOptions }[];
   /** Number of header fields: a row with more fields than this is refused. */
   readonly width: number;
+  /** Header names (as written, trimmed) whose cells set nothing: unknown, never imported, or a repeated name. */
+  readonly ignored: readonly string[];
 }
 
 /** Maps the header; null when there is no email column. The first of two columns with one name counts. */
@@ -43,24 +45,31 @@ export function mapHeader(header: string[], definitions: readonly DefinitionWith
   let foreignKey: number | undefined;
   const flags: Partial<Record<Flag, number>> = {};
   const attributes: { index: number; definition: DefinitionWithOptions }[] = [];
+  const ignored: string[] = [];
   const seen = new Set<string>();
   header.forEach((raw, index) => {
     const name = raw.trim().toLowerCase();
-    if (name === '' || seen.has(name)) return;
+    if (name === '') return;
+    if (seen.has(name)) {
+      ignored.push(raw.trim());
+      return;
+    }
     seen.add(name);
     const known = KNOWN[name];
     if (known === 'email') email = index;
     else if (known === 'extraData') extraData = index;
     else if (known === 'foreignKey') foreignKey = index;
-    else if (known === 'never') return;
+    else if (known === 'never') ignored.push(raw.trim());
     else if (known) flags[known] = index;
     else {
       const definition = byName.get(name);
       if (definition) attributes.push({ index, definition });
+      else ignored.push(raw.trim());
     }
   });
   if (email === undefined) return null;
-  return { email, flags: Object.entries(flags) as [Flag, number][], extraData, foreignKey, attributes, width: header.length };
+  const flagColumns = Object.entries(flags) as [Flag, number][];
+  return { email, flags: flagColumns, extraData, foreignKey, attributes, width: header.length, ignored };
 }
 
 /** Import booleans (reference §8.4): `1`, `true`, `on`, `yes`, any case; anything else is false. */

@@ -1,5 +1,6 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { formParts, releaseUnreadBody } from '../messaging/multipart-form.js';
 import { callerOf } from '../plugins/auth.js';
 import { HttpError, PayloadTooLargeError } from '../shared/errors.js';
 import { errorResponses } from '../shared/schemas.js';
@@ -17,6 +18,11 @@ export const subscriberImportRoutes: FastifyPluginAsyncTypebox = async (app) => 
     limits: { fileSize: app.ctx.config.uploadLimit, files: 2, fields: 20, fieldSize: 64 * 1024 },
   });
   app.addHook('onClose', async () => stopConfirmationSenders(app.ctx));
+  // A refusal before the whole upload was read must not leave the rest stalling the client's connection.
+  app.addHook('onSend', async (request, reply, payload) => {
+    releaseUnreadBody(request, reply);
+    return payload;
+  });
 
   app.post(
     '/subscribers/import',
@@ -37,14 +43,14 @@ export const subscriberImportRoutes: FastifyPluginAsyncTypebox = async (app) => 
         operationId: 'importSubscribers',
         summary: 'Import subscribers from a CSV file (multipart field `file`), streamed and written in bulk',
         description:
-          'Form fields (or query parameters) `list_id`, `update_existing`, `skip_invalid_emails`, `send_confirmation`, sent before the ' +
-          'file. The header names the columns, case-insensitively: `email` (required), `confirmed`, `blacklisted`, ' +
+          'Form fields (or query parameters) `list_id`, `update_existing`, `skip_invalid_emails`, `send_confirmation`, before or ' +
+          'after the file (see docs/api.md). The header names the columns, case-insensitively: `email` (required), `confirmed`, `blacklisted`, ' +
           '`html_email`, `disabled`, `extra_data`, `foreignkey`, and attribute definitions by name. `,` or `;`.',
         consumes: ['multipart/form-data'],
         querystring: ImportQuery,
-        response: { 200: ImportResult, ...errorResponses(403, 404, 413, 415, 422) },
+        response: { 200: ImportResult, ...errorResponses(400, 403, 404, 413, 415, 422) },
       },
     },
-    async (request) => service.importSubscribers(app.ctx, request.parts(), request.query, callerOf(request).id, originOf(request)),
+    async (request) => service.importSubscribers(app.ctx, formParts(request, (err) => service.uploadError(app.ctx, err)), request.query, callerOf(request).id, originOf(request)),
   );
 };

@@ -1,9 +1,10 @@
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { Multipart } from '@fastify/multipart';
 import type { AppContext } from '../context.js';
 import type { Executor } from '../db/client.js';
 import { findAdministrator } from '../identity/administrator.repository.js';
-import { PayloadTooLargeError, ValidationError } from '../shared/errors.js';
+import { asClientError, fieldText, type FormPart } from '../messaging/multipart-form.js';
+import { BadRequestError, PayloadTooLargeError, ValidationError } from '../shared/errors.js';
 import { loadDefinitionsWithOptions } from './attribute.repository.js';
 import { requireOwnedList } from './list.service.js';
 import type { HistoryOrigin } from './subscriber-history.schemas.js';
@@ -12,6 +13,7 @@ import { mapHeader, readRow, type ImportColumns, type ImportRow } from './subscr
 import { CsvFormatError, readCsv } from './subscriber-import.csv.js';
 import { IdList, sendConfirmationsInBackground } from './subscriber-import.mail.js';
 import type { ImportQuery, ImportResult } from './subscriber-import.schemas.js';
+import { spool, type SpooledFile } from './subscriber-import.spool.js';
 
 /**
  * Rows written per round of bulk statements. Rows of a batch live until it is written, long enough to be promoted
@@ -52,6 +54,8 @@ class Tally implements BatchTally {
   imported = 0;
   updated = 0;
   skipped = 0;
+  unconfirmed = 0;
+  ignoredColumns: readonly string[] = [];
   private readonly lines: string[] = [];
   private unlisted = 0;
   readonly mail = new IdList();
@@ -65,72 +69,147 @@ class Tally implements BatchTally {
 
   result(): ImportResult {
     const errors = this.unlisted > 0 ? [...this.lines, `… and ${this.unlisted} more rejected rows.`] : this.lines;
-    return { imported: this.imported, updated: this.updated, skipped: this.skipped, errors };
+    return {
+      imported: this.imported,
+      updated: this.updated,
+      skipped: this.skipped,
+      errors,
+      ignored_columns: [...this.ignoredColumns],
+      unconfirmed: this.unconfirmed,
+    };
   }
 }
 
 /**
  * The import of one multipart request (reference §5.5, §8.4). Options come from the query string or from form
- * fields sent before the file; the list is checked before a byte of the file is read. The file streams through
- * the parser into batches of bulk statements, all in one transaction: a file that turns out malformed or too
- * large leaves nothing behind. Confirmation mails go out after the commit, in the background.
+ * fields, before or after the file:
+ * - a client that sends options first (an option field before the file, or any option in the query string) has its
+ *   file streamed straight through the parser: the list is checked before a byte of it is read, and an option
+ *   field after the file is refused (it would come too late to apply);
+ * - a file that comes before any option (the public phpList JS client sends `file`, then `list_id`) is spooled to
+ *   a temporary file while the rest of the form arrives, then imported from there; the temporary file is removed
+ *   whatever happens.
+ * Either way the rows stream through the parser into batches of bulk statements, all in one transaction: a file
+ * that turns out malformed or too large leaves nothing behind. Confirmation mails go out after the commit, in the
+ * background.
  */
 export async function importSubscribers(
   ctx: AppContext,
-  parts: AsyncIterableIterator<Multipart>,
+  parts: AsyncIterable<FormPart>,
   query: ImportQuery,
   adminId: number,
   origin: HistoryOrigin,
 ): Promise<ImportResult> {
-  const raw: Partial<Record<OptionField, string>> = { ...query };
+  const raw: Partial<Record<OptionField, string>> = {};
+  for (const name of OPTION_FIELDS) if (query[name] !== undefined) raw[name] = query[name];
+  const optionsFirst = Object.keys(raw).length > 0;
   const tally = new Tally();
+  const fileErrors = new WeakSet<object>();
+  let spooled: SpooledFile | null = null;
   let sawFile = false;
+  let sawOption = false;
   try {
-    for await (const part of parts) {
+    const iterator = parts[Symbol.asyncIterator]();
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+      const part = next.value;
       if (part.type === 'field') {
-        if ((OPTION_FIELDS as readonly string[]).includes(part.fieldname)) raw[part.fieldname as OptionField] = String(part.value);
+        if (isOption(part.fieldname)) {
+          raw[part.fieldname] = fieldText(part);
+          sawOption = true;
+        }
         continue;
       }
       if (part.fieldname !== 'file') {
         part.file.resume();
         continue;
       }
+      if (sawFile) {
+        part.file.resume();
+        throw ValidationError.field('file', 'Send one file only.');
+      }
       sawFile = true;
+      part.file.on('error', (err: Error) => fileErrors.add(err));
       const filename = part.filename ?? '';
       if (!CSV_TYPES.has(part.mimetype.toLowerCase()) && !/\.csv$/i.test(filename)) {
+        part.file.resume();
         throw ValidationError.field('file', 'File must be a CSV (text/csv, or a name ending in .csv).');
       }
-      const options = readOptions(raw);
-      if (options.listId !== null) await requireOwnedList(ctx, options.listId, adminId);
-      const login = (await findAdministrator(ctx.db, adminId))?.loginName ?? `#${adminId}`;
-      const batchOptions: BatchOptions = { ...options, adminId, login, origin };
-      await ctx.db.transaction(async (tx) => {
-        await importFile(tx, part.file, options.skipInvalidEmails, batchOptions, tally);
+      if (!optionsFirst && !sawOption) {
+        spooled = await spool(part.file, join(ctx.config.dataDir, 'tmp'));
+        continue;
+      }
+      await importStream(ctx, part.file, readOptions(raw), adminId, origin, tally, async () => {
         // Options after the file would come too late to apply; refuse them rather than ignore them.
-        for await (const late of parts) {
-          if (late.type === 'file') throw ValidationError.field('file', 'Send one file only.');
-          if ((OPTION_FIELDS as readonly string[]).includes(late.fieldname)) {
-            throw ValidationError.field(late.fieldname, 'Send this field before the file, or in the query string.');
+        for (let late = await iterator.next(); !late.done; late = await iterator.next()) {
+          if (late.value.type === 'file') {
+            late.value.file.resume();
+            throw ValidationError.field('file', 'Send one file only.');
+          }
+          if (isOption(late.value.fieldname)) {
+            throw ValidationError.field(late.value.fieldname, 'Send this field before the file, or in the query string.');
           }
         }
       });
       break;
     }
+    if (!sawFile) throw ValidationError.field('file', 'No file uploaded');
+    if (spooled) {
+      const file = spooled.open();
+      try {
+        await importStream(ctx, file, readOptions(raw), adminId, origin, tally, async () => {});
+      } finally {
+        file.destroy(); // a refusal part-way leaves it unread and its descriptor open
+      }
+    }
   } catch (err) {
-    throw asHttpError(ctx, err);
+    throw asHttpError(ctx, err, fileErrors);
+  } finally {
+    await spooled?.remove();
   }
-  if (!sawFile) throw ValidationError.field('file', 'No file uploaded');
   sendConfirmationsInBackground(ctx, tally.mail);
   return tally.result();
 }
 
-function asHttpError(ctx: AppContext, err: unknown): unknown {
-  const code = (err as { code?: string }).code;
-  if (code === 'FST_REQ_FILE_TOO_LARGE') {
+function isOption(name: string): name is OptionField {
+  return (OPTION_FIELDS as readonly string[]).includes(name);
+}
+
+/** Checks the list, then imports the file in one transaction; `rest` reads what follows the file, inside it. */
+async function importStream(
+  ctx: AppContext,
+  file: Readable,
+  options: ImportOptions,
+  adminId: number,
+  origin: HistoryOrigin,
+  tally: Tally,
+  rest: () => Promise<void>,
+): Promise<void> {
+  if (options.listId !== null) await requireOwnedList(ctx, options.listId, adminId);
+  const login = (await findAdministrator(ctx.db, adminId))?.loginName ?? `#${adminId}`;
+  const batchOptions: BatchOptions = { ...options, adminId, login, origin };
+  await ctx.db.transaction(async (tx) => {
+    await importFile(tx, file, options.skipInvalidEmails, batchOptions, tally);
+    await rest();
+  });
+}
+
+/** A multipart parser failure as the import answers it: 413 naming the upload limit, else as any form (400). */
+export function uploadError(ctx: AppContext, err: unknown): Error {
+  if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
     return new PayloadTooLargeError(`The file is larger than the upload limit of ${ctx.config.uploadLimit} bytes.`);
   }
+  return asClientError(err);
+}
+
+function asHttpError(ctx: AppContext, err: unknown, fileErrors: WeakSet<object>): unknown {
+  const code = (err as { code?: string }).code;
+  if (code === 'FST_REQ_FILE_TOO_LARGE') return uploadError(ctx, err);
   if (err instanceof CsvFormatError) {
     return ValidationError.field('file', err.line ? `Line ${err.line}: ${err.message}.` : `${err.message}.`);
+  }
+  // The upload stream failed (the body cut off inside the file: busboy's error, or the stream closed early).
+  if (code === 'ERR_STREAM_PREMATURE_CLOSE' || (typeof err === 'object' && err !== null && fileErrors.has(err))) {
+    return new BadRequestError('Malformed multipart body: it ends inside the file (cut off?).');
   }
   return err;
 }
@@ -163,6 +242,7 @@ async function importFile(
       if (columns === null) {
         columns = mapHeader(fields, definitions);
         if (!columns) throw ValidationError.field('file', 'The header (line 1) has no email column.');
+        tally.ignoredColumns = columns.ignored;
         continue;
       }
       if (fields.length === 1 && fields[0]!.trim() === '') continue; // an empty line

@@ -222,18 +222,49 @@ describe('POST /api/v2/templates (JSON)', () => {
 });
 
 describe('POST /api/v2/templates (multipart)', () => {
-  test('form fields as the JSON body would carry them; the file becomes the file content', async () => {
-    const file = Buffer.from('<html>[CONTENT] uploaded</html>');
+  test('form fields as the JSON body would carry them; the file becomes the content (phpList core), shown by GET', async () => {
+    const html = '<html>[CONTENT] uploaded <img src="https://cdn.example.com/logo.png"> é</html>';
+    const file = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(html)]);
     const form = multipart(
-      { title: 'Uploaded', content: PAGE, text: '[CONTENT]', list_order: '3', check_links: 'true', check_images: '0' },
+      { title: 'Uploaded', content: PAGE, text: '[CONTENT]', list_order: '3', check_links: 'true', check_images: '1' },
       [{ name: 'file', filename: 'template.html', contentType: 'text/html', data: file }],
     );
     const res = await t.inject({ method: 'POST', url: '/api/v2/templates', headers: { ...headers, ...form.headers }, payload: form.payload });
-    assert.equal(res.statusCode, 201);
+    assert.equal(res.statusCode, 201, res.body);
     const body = res.json();
-    assert.deepEqual(body, { id: body.id, title: 'Uploaded', content: PAGE, text: '[CONTENT]', list_order: 3, images: null });
+    const image = { id: body.images?.[0]?.id, template_id: body.id, mimetype: 'image/png', filename: 'https://cdn.example.com/logo.png', data: '', width: null, height: null };
+    assert.deepEqual(body, { id: body.id, title: 'Uploaded', content: html, text: '[CONTENT]', list_order: 3, images: [image] });
+    const read = await t.inject({ method: 'GET', url: `/api/v2/templates/${body.id}`, headers });
+    assert.deepEqual(read.json(), body);
     const [row] = await t.db.select({ file: templates.file }).from(templates).where(eq(templates.id, body.id));
     assert.deepEqual(row!.file, file);
+  });
+
+  test('the file is validated as content would be, at `file`; not UTF-8, NUL, too long → 422; an empty file part is none', async () => {
+    const send = (fields: Record<string, string>, data: Buffer | string) => {
+      const form = multipart(fields, [{ name: 'file', filename: 't.html', contentType: 'text/html', data }]);
+      return t.inject({ method: 'POST', url: '/api/v2/templates', headers: { ...headers, ...form.headers }, payload: form.payload });
+    };
+    const name = title();
+    const noPlaceholder = await send({ title: name, content: PAGE }, '<html>no placeholder</html>');
+    assert.equal(noPlaceholder.statusCode, 422);
+    assert.deepEqual(noPlaceholder.json(), invalid({ file: ['The file must include at least one "[CONTENT]" placeholder.'] }));
+    const links = await send({ title: name, check_links: 'yes', check_images: 'on' }, '[CONTENT]<a href="page.html">x</a><img src="pic.png">');
+    assert.deepEqual(links.json(), invalid({ file: ['Not full URLs: page.html', 'Image "pic.png" is not a full URL.'] }));
+    const latin1 = await send({ title: name }, Buffer.from('[CONTENT] caf\xe9', 'latin1'));
+    assert.deepEqual(latin1.json(), invalid({ file: ['The file is not UTF-8 text.'] }));
+    const nul = await send({ title: name }, '[CONTENT]\u0000');
+    assert.deepEqual(nul.json(), invalid({ file: ['The file contains a NUL character; it must be HTML text.'] }));
+    const long = await send({ title: name }, `[CONTENT]${'x'.repeat(1_000_000)}`);
+    assert.deepEqual(long.json(), invalid({ file: ['The file is too long: 1000009 characters (at most 1000000).'] }));
+    const list = await t.inject({ method: 'GET', url: '/api/v2/templates?limit=1000', headers });
+    assert.ok(!list.json().items.some((i: { title: string }) => i.title === name), 'nothing stored');
+
+    const empty = await send({ title: name, content: PAGE }, '');
+    assert.equal(empty.statusCode, 201, empty.body);
+    assert.equal(empty.json().content, PAGE);
+    const [row] = await t.db.select({ file: templates.file }).from(templates).where(eq(templates.id, empty.json().id));
+    assert.equal(row!.file, null);
   });
 
   test('without a file there is no file content; form values of the wrong type → 422', async () => {
@@ -379,15 +410,17 @@ describe('PUT /api/v2/templates/{id}', () => {
     assert.deepEqual(rows, []);
   });
 
-  test('multipart update replaces the file; without one the file stays', async () => {
+  test('multipart update: a file replaces content and file; without one both stay', async () => {
     const created = (await create({ title: title(), content: PAGE })).json();
-    const first = multipart({ title: 'With file' }, [{ name: 'file', filename: 'f.html', data: 'one' }]);
+    const first = multipart({ title: 'With file' }, [{ name: 'file', filename: 'f.html', data: '<p>one [CONTENT]</p>' }]);
     const res = await t.inject({ method: 'PUT', url: `/api/v2/templates/${created.id}`, headers: { ...headers, ...first.headers }, payload: first.payload });
     assert.equal(res.statusCode, 201);
+    assert.deepEqual(res.json(), { id: created.id, title: 'With file', content: '<p>one [CONTENT]</p>', text: null, list_order: 0, images: null });
     const second = multipart({ title: 'With file', list_order: '' });
-    await t.inject({ method: 'PUT', url: `/api/v2/templates/${created.id}`, headers: { ...headers, ...second.headers }, payload: second.payload });
+    const kept = await t.inject({ method: 'PUT', url: `/api/v2/templates/${created.id}`, headers: { ...headers, ...second.headers }, payload: second.payload });
+    assert.equal(kept.json().content, '<p>one [CONTENT]</p>');
     const [row] = await t.db.select({ file: templates.file }).from(templates).where(eq(templates.id, created.id));
-    assert.equal(row!.file!.toString(), 'one');
+    assert.equal(row!.file!.toString(), '<p>one [CONTENT]</p>');
   });
 
   test('404 before the body is checked; 409 for another template title; own title fine; 422; 403', async () => {

@@ -1,10 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { and, eq } from 'drizzle-orm';
-import { blacklist, subscribers, subscriptions } from '../../src/db/schema/index.js';
+import { and, eq, inArray } from 'drizzle-orm';
+import { blacklist, subscribePageData, subscribePages, subscribers, subscriptions } from '../../src/db/schema/index.js';
 import { toSubscriberList } from '../../src/subscription/list.repository.js';
 import { createAdmin, createList, createSubscriber, subscribe } from '../factories.js';
 import { atom, startTestApp, type TestApp } from '../helper.js';
+import { multipart } from '../multipart.js';
 
 let t: TestApp;
 before(async () => {
@@ -139,10 +140,11 @@ describe('GET /api/v2/lists/{listId}/subscribers/count and /count', () => {
 });
 
 describe('POST /api/v2/lists/{listId}/subscribers', () => {
-  test('auto_confirm: subscribes known and new addresses, confirmed, no mail; idempotent', async () => {
+  test('auto_confirm: subscribes the given subscribers, confirmed, no mail; idempotent', async () => {
     const { admin, headers } = await t.adminWithSession();
     const list = await createList(t.db, { ownerId: admin.id });
     const known = await createSubscriber(t.db, { email: 'oliver@example.com', confirmed: false });
+    const second = await createSubscriber(t.db, { email: 'new.one@example.com', confirmed: false });
     const before = t.smtp.messages.length;
     const res = await t.inject({
       method: 'POST',
@@ -151,7 +153,7 @@ describe('POST /api/v2/lists/{listId}/subscribers', () => {
       payload: { emails: ['OLIVER@example.com', 'new.one@example.com', 'oliver@example.com'], autoConfirm: true },
     });
     assert.equal(res.statusCode, 201);
-    const created = await subscriberByEmail('new.one@example.com');
+    const created = await subscriberByEmail(second.email);
     const body = res.json();
     const only = (s: SubscriberRow) => ({
       id: s.id,
@@ -188,6 +190,7 @@ describe('POST /api/v2/lists/{listId}/subscribers', () => {
     const { headers } = await t.adminWithSession();
     const list = await createList(t.db, { ownerId: null, name: 'Weekly' });
     await createSubscriber(t.db, { email: 'confirmed@example.com', confirmed: true });
+    await createSubscriber(t.db, { email: 'fresh@example.com', confirmed: false });
     const before = t.smtp.messages.length;
     const res = await t.inject({
       method: 'POST',
@@ -219,11 +222,14 @@ describe('POST /api/v2/lists/{listId}/subscribers', () => {
     assert.equal(t.smtp.messages.length, before + 1);
   });
 
-  test('blacklisted addresses are skipped: not created, not subscribed, not answered', async () => {
+  test('blacklisted subscribers are skipped: not subscribed, not answered', async () => {
     const { headers } = await t.adminWithSession();
     const list = await createList(t.db);
+    // On the blacklist though not flagged (the entry alone counts), and flagged without an entry.
+    const banned = await createSubscriber(t.db, { email: 'banned@example.com' });
     await t.db.insert(blacklist).values({ email: 'Banned@example.com' });
     const flagged = await createSubscriber(t.db, { email: 'flagged@example.com', blacklisted: true });
+    await createSubscriber(t.db, { email: 'fine@example.com' });
     const res = await t.inject({
       method: 'POST',
       url: `/api/v2/lists/${list.id}/subscribers`,
@@ -232,12 +238,11 @@ describe('POST /api/v2/lists/{listId}/subscribers', () => {
     });
     assert.equal(res.statusCode, 201);
     assert.deepEqual(res.json().map((s: { subscriber: { email: string } }) => s.subscriber.email), ['fine@example.com']);
-    assert.equal((await t.db.select().from(subscribers).where(eq(subscribers.email, 'banned@example.com'))).length, 0);
-    const flaggedSubs = await t.db
+    const barredSubs = await t.db
       .select()
       .from(subscriptions)
-      .where(and(eq(subscriptions.listId, list.id), eq(subscriptions.subscriberId, flagged.id)));
-    assert.equal(flaggedSubs.length, 0);
+      .where(and(eq(subscriptions.listId, list.id), inArray(subscriptions.subscriberId, [banned.id, flagged.id])));
+    assert.deepEqual(barredSubs, []);
   });
 
   test('invalid e-mails are 422 keyed emails[n]; missing, empty and wrong types are 422; malformed JSON 400', async () => {
@@ -334,45 +339,75 @@ describe('DELETE /api/v2/lists/{listId}/subscribers', () => {
   });
 });
 
-describe('POST /api/v2/lists/{listId}/subscribers: history of the subscribers it creates', () => {
-  test('each new subscriber gets a "Subscriber created" entry naming the administrator and list; existing ones none', async () => {
-    const { admin, headers } = await t.adminWithSession();
-    const list = await createList(t.db, { name: 'History list' });
-    const existing = await createSubscriber(t.db, { email: 'hist-existing@example.com', confirmed: true });
+describe('POST /api/v2/lists/{listId}/subscribers: unknown addresses (phpList)', () => {
+  test('an address without a subscriber is 404 naming it: nothing created, nothing subscribed, nothing sent', async () => {
+    const { headers } = await t.adminWithSession();
+    const list = await createList(t.db);
+    const known = await createSubscriber(t.db, { email: 'known-member@example.com', confirmed: false });
+    await t.db.insert(blacklist).values({ email: 'listed-only@example.com' });
+    const before = t.smtp.messages.length;
     const res = await t.inject({
       method: 'POST',
       url: `/api/v2/lists/${list.id}/subscribers`,
-      headers: { ...headers, 'user-agent': 'list-test/1.0' },
-      payload: { emails: ['hist-new1@example.com', 'hist-existing@example.com', 'hist-new2@example.com'] },
-    });
-    assert.equal(res.statusCode, 201);
-    for (const email of ['hist-new1@example.com', 'hist-new2@example.com']) {
-      const created = await subscriberByEmail(email);
-      const history = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${created.id}/history`, headers });
-      const items = history.json().items as Record<string, unknown>[];
-      assert.deepEqual(items, [
-        {
-          id: items[0]!.id,
-          ip: '127.0.0.1',
-          created_at: atom(items[0]!.created_at),
-          summary: 'Subscriber created',
-          detail: `Created by ${admin.loginName} when added to list "History list"; confirmation requested`,
-          system_info: 'User-Agent: list-test/1.0',
-        },
-      ]);
-    }
-    const old = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${existing.id}/history`, headers });
-    assert.deepEqual(old.json().items, []);
-
-    const auto = await t.inject({
-      method: 'POST',
-      url: `/api/v2/lists/${list.id}/subscribers`,
       headers,
-      payload: { emails: ['hist-auto@example.com'], auto_confirm: true },
+      payload: { emails: ['known-member@example.com', 'typo@exmaple.com', 'Stranger@example.com', 'listed-only@example.com'] },
     });
-    assert.equal(auto.statusCode, 201);
-    const created = await subscriberByEmail('hist-auto@example.com');
-    const history = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${created.id}/history`, headers });
-    assert.equal(history.json().items[0].detail, `Created by ${admin.loginName} when added to list "History list"`);
+    assert.equal(res.statusCode, 404);
+    assert.deepEqual(res.json(), {
+      message: 'Subscriber does not exists: typo@exmaple.com, Stranger@example.com, listed-only@example.com.',
+    });
+    const created = await t.db
+      .select()
+      .from(subscribers)
+      .where(inArray(subscribers.email, ['typo@exmaple.com', 'stranger@example.com', 'Stranger@example.com', 'listed-only@example.com']));
+    assert.deepEqual(created, []);
+    assert.deepEqual(await t.db.select().from(subscriptions).where(eq(subscriptions.listId, list.id)), []);
+    assert.equal((await subscriberByEmail(known.email)).confirmed, false);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(t.smtp.messages.length, before, 'nobody is mailed');
+  });
+
+  test('many unknown addresses: the first ten are named, the rest counted', async () => {
+    const { headers } = await t.adminWithSession();
+    const list = await createList(t.db);
+    const emails = Array.from({ length: 13 }, (_, i) => `nobody-${i}@example.com`);
+    const res = await t.inject({ method: 'POST', url: `/api/v2/lists/${list.id}/subscribers`, headers, payload: { emails } });
+    assert.deepEqual([res.statusCode, res.json()], [
+      404,
+      { message: `Subscriber does not exists: ${emails.slice(0, 10).join(', ')} and 3 more.` },
+    ]);
+  });
+});
+
+describe('html_email: one default for every way a subscriber is created', () => {
+  test('POST /subscribers, the import and a subscribe page (through subscribeAddresses) all give false', async () => {
+    const { admin, headers } = await t.adminWithSession();
+    const viaApi = await t.inject({ method: 'POST', url: '/api/v2/subscribers', headers, payload: { email: 'html-api@example.com' } });
+    assert.equal(viaApi.statusCode, 201, viaApi.body);
+
+    const form = multipart([{ name: 'file', filename: 'a.csv', content: 'email\nhtml-import@example.com\n' }]);
+    const viaImport = await t.inject({
+      method: 'POST',
+      url: '/api/v2/subscribers/import?send_confirmation=false',
+      headers: { ...headers, ...form.headers },
+      payload: form.payload,
+    });
+    assert.equal(viaImport.statusCode, 200, viaImport.body);
+
+    const list = await createList(t.db, { isPublic: true });
+    const [page] = await t.db.insert(subscribePages).values({ title: 'Join', active: true, ownerId: admin.id }).returning();
+    await t.db.insert(subscribePageData).values({ pageId: page!.id, name: 'lists', data: String(list.id) });
+    const viaPage = await t.inject({
+      method: 'POST',
+      url: `/api/v2/public/subscribe-pages/${page!.id}`,
+      payload: { email: 'html-page@example.com', list_id: list.id },
+    });
+    assert.equal(viaPage.statusCode, 204, viaPage.body);
+
+    for (const email of ['html-api@example.com', 'html-import@example.com', 'html-page@example.com']) {
+      const { id } = await subscriberByEmail(email);
+      const res = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${id}`, headers });
+      assert.equal(res.json().html_email, false, email);
+    }
   });
 });

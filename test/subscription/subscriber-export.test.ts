@@ -155,7 +155,7 @@ describe('POST /api/v2/subscribers/export', () => {
       headers: { ...headers, ...body.headers },
       payload: body.payload,
     });
-    assert.deepEqual(res.json(), { imported: 0, updated: 1, skipped: 0, errors: [] });
+    assert.deepEqual(res.json(), { imported: 0, updated: 1, skipped: 0, errors: [], ignored_columns: [], unconfirmed: 1 });
     const [row] = await t.db.select().from(subscribers).where(eq(subscribers.id, a.id));
     assert.equal(row!.extraData, '+SUM(1,2)');
   });
