@@ -33,7 +33,7 @@ export const EnvSchema = Type.Object({
   SEND_WORKER: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   SEND_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 5000, default: 200 }),
   SEND_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 64 }),
-  SEND_LEASE_SECONDS: Type.Integer({ minimum: 5, maximum: 86_400, default: 120 }),
+  SEND_LEASE_SECONDS: Type.Integer({ minimum: 3, maximum: 86_400, default: 10 }),
   SEND_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
   SEND_RETRY_DELAY: Type.Integer({ minimum: 0, maximum: 86_400, default: 60 }),
   SEND_FAILURE_PAUSE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 20 }),
@@ -137,7 +137,10 @@ export interface SendingConfig {
   readonly batchSize: number;
   /** Messages in flight per worker process. */
   readonly concurrency: number;
-  /** How long a claimed batch belongs to its worker before others may take it back. */
+  /**
+   * How long a claimed batch belongs to its worker before others may take it back; the worker renews it every third
+   * of this while it sends, so it only runs out when the worker died or stalled.
+   */
   readonly leaseSeconds: number;
   /** Attempts of a temporarily failing delivery before it is marked failed. */
   readonly maxAttempts: number;

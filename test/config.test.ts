@@ -34,7 +34,7 @@ describe('loadConfig', () => {
       sending: {
         batchSize: 200,
         concurrency: 64,
-        leaseSeconds: 120,
+        leaseSeconds: 10,
         maxAttempts: 5,
         retryDelaySeconds: 60,
         failurePause: 20,
