@@ -42,6 +42,7 @@ export const EnvSchema = Type.Object({
   SEND_DOMAIN_WINDOW: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
   SEND_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 500 }),
   ATTACHMENT_MAX_SIZE: Type.Integer({ minimum: 1, default: 26_214_400 }),
+  ATTACHMENT_STORE: Type.Union([Type.Literal(''), Type.Literal('database'), Type.Literal('disk')], { default: '' }),
   IMAGE_CHECK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 }),
   FORWARD_EMAIL_COUNT: Type.Integer({ minimum: 1, maximum: 100, default: 1 }),
   FORWARD_PERSONAL_NOTE_SIZE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
@@ -90,6 +91,12 @@ export interface Config {
   readonly sending: SendingConfig;
   /** Largest campaign attachment in bytes (larger → 413). */
   readonly attachmentMaxSize: number;
+  /**
+   * Where attachment bytes live: `database` (chunks in the shared database, so every process on one PostgreSQL can
+   * send them) or `disk` (`DATA_DIR/attachments`, one process's). ATTACHMENT_STORE, by default database exactly
+   * when DATABASE_URL is set.
+   */
+  readonly attachmentStore: 'database' | 'disk';
   /** How long a template's `check_external_images` waits for each image's HEAD answer. */
   readonly imageCheckTimeoutMs: number;
   /** Forward to a friend (reference §5.17). */
@@ -216,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       pollMs: converted.SEND_POLL_MS,
     }),
     attachmentMaxSize: converted.ATTACHMENT_MAX_SIZE,
+    attachmentStore: converted.ATTACHMENT_STORE || (converted.DATABASE_URL ? 'database' : 'disk'),
     imageCheckTimeoutMs: converted.IMAGE_CHECK_TIMEOUT_MS,
     forward: Object.freeze({
       emailCount: converted.FORWARD_EMAIL_COUNT,

@@ -44,6 +44,7 @@ describe('loadConfig', () => {
         pollMs: 500,
       },
       attachmentMaxSize: 26_214_400,
+      attachmentStore: 'disk',
       imageCheckTimeoutMs: 5000,
       forward: { emailCount: 1, personalNoteSize: 0, rateLimit: 5 },
       tracking: { flushMs: 50, machineSeconds: 2 },
