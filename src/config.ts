@@ -49,6 +49,7 @@ export const EnvSchema = Type.Object({
   FORWARD_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 5 }),
   TRACKING_FLUSH_MS: Type.Integer({ minimum: 5, maximum: 10_000, default: 50 }),
   TRACKING_MACHINE_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 2 }),
+  TRACKING_RATE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 20 }),
   // Empty: POST /api/v2/bounces/inbound answers 404. Otherwise a secret of 16 characters or more.
   BOUNCE_INBOUND_TOKEN: Type.String({ default: '', pattern: '^(|[\\x21-\\x7e]{16,512})$' }),
   BOUNCE_MAX_SIZE: Type.Integer({ minimum: 1024, maximum: 209_715_200, default: 10_485_760 }),
@@ -137,6 +138,8 @@ export interface TrackingConfig {
   readonly flushMs: number;
   /** Opens and clicks this many seconds or less after the delivery was sent are a machine's (scanners, prefetch). */
   readonly machineSeconds: number;
+  /** Opens, and clicks, recorded per second per client address (bursts of 5 s worth); 0: unlimited. */
+  readonly ratePerAddress: number;
 }
 
 export interface SendingConfig {
@@ -230,7 +233,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       personalNoteSize: converted.FORWARD_PERSONAL_NOTE_SIZE,
       rateLimit: converted.FORWARD_RATE_LIMIT,
     }),
-    tracking: Object.freeze({ flushMs: converted.TRACKING_FLUSH_MS, machineSeconds: converted.TRACKING_MACHINE_SECONDS }),
+    tracking: Object.freeze({
+      flushMs: converted.TRACKING_FLUSH_MS,
+      machineSeconds: converted.TRACKING_MACHINE_SECONDS,
+      ratePerAddress: converted.TRACKING_RATE,
+    }),
     bounces: Object.freeze({
       inboundToken: converted.BOUNCE_INBOUND_TOKEN,
       maxSize: converted.BOUNCE_MAX_SIZE,

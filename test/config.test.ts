@@ -47,7 +47,7 @@ describe('loadConfig', () => {
       attachmentStore: 'disk',
       imageCheckTimeoutMs: 5000,
       forward: { emailCount: 1, personalNoteSize: 0, rateLimit: 5 },
-      tracking: { flushMs: 50, machineSeconds: 2 },
+      tracking: { flushMs: 50, machineSeconds: 2, ratePerAddress: 20 },
       bounces: {
         inboundToken: '',
         maxSize: 10_485_760,
