@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { attachmentChunks } from '../db/schema/index.js';
 import { TooLargeError, type AttachmentStorage } from './attachment-storage.js';
@@ -88,8 +88,7 @@ export function databaseStorage(db: Executor): AttachmentStorage {
           const [row] = await db
             .select({ data: attachmentChunks.data })
             .from(attachmentChunks)
-            .where(and(eq(attachmentChunks.contentHash, hash), eq(attachmentChunks.seq, seq)))
-            .orderBy(asc(attachmentChunks.seq));
+            .where(and(eq(attachmentChunks.contentHash, hash), eq(attachmentChunks.seq, seq)));
           if (!row) return;
           for (let offset = 0; offset < row.data.length; offset += size) yield row.data.subarray(offset, offset + size);
         }
