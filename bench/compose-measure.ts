@@ -136,7 +136,7 @@ async function main() {
       .returning();
     await db.insert(listCampaigns).values({ campaignId: campaign!.id, listId: list!.id });
     if (ATTACHMENT_KB > 0) {
-      const stored = await attachmentStorage(config).put(Readable.from([randomBytes(ATTACHMENT_KB * 1024)]));
+      const stored = await attachmentStorage({ config, db }).put(Readable.from([randomBytes(ATTACHMENT_KB * 1024)]));
       await db.insert(attachments).values({
         campaignId: campaign!.id,
         filename: 'Seed catalogue 2027.pdf',

@@ -109,6 +109,7 @@ export async function runCampaign(fixture: SendFixture, context: JobContext, run
 
     const kill: JobFigures = {};
     let killedCpu = 0;
+    let resumed: Promise<void> = Promise.resolve();
     if (run.killAt !== undefined) {
       // Half a default batch (SEND_BATCH_SIZE 200) past the mark, so the kill tends to land mid-batch.
       const at = Math.round(run.recipients * run.killAt) + 100;
@@ -118,13 +119,20 @@ export async function runCampaign(fixture: SendFixture, context: JobContext, run
       await workers[0]!.kill9();
       kill.received_at_kill = await sink.count();
       // Rows the dead worker held: mails it may have handed over without recording, the most a restart can repeat.
-      kill.in_flight_at_kill = await withDatabase(databaseUrl, async (db) =>
-        Number((await db.query(`select count(*) from deliveries where campaign_id = $1 and status = 'sending'`, [campaignId])).rows[0].count),
+      const killedAt = Date.now();
+      const held = await withDatabase(databaseUrl, async (db) =>
+        (await db.query<{ id: string }>(`select id from deliveries where campaign_id = $1 and status = 'sending'`, [campaignId])).rows.map((r) => r.id),
       );
+      kill.in_flight_at_kill = held.length;
       workers.push(startWorkerProcess(env));
+      // Seconds from the kill until every row the dead worker held has its outcome: how long the campaign waited.
+      resumed = untilSettled(databaseUrl, held, endAt).then((at) => {
+        kill.held_rows_settled_s_after_kill = Math.round((at - killedAt) / 100) / 10;
+      });
     }
 
     await untilSent(call, campaignId, workers, endAt);
+    await resumed;
     sent = true;
     // Reached by now unless messages are missing, which the figures below say anyway.
     await Promise.race([Promise.all(milestones), new Promise((r) => setTimeout(r, 2000))]);
@@ -169,6 +177,18 @@ export async function runCampaign(fixture: SendFixture, context: JobContext, run
     // A campaign left half sent would be picked up by the next job's workers.
     if (campaignId !== null && !sent) await call('PATCH', `/campaigns/${campaignId}/status`, { status: 'suspended' }).catch(() => {});
   }
+}
+
+/** Polls until none of `ids` is queued or in flight; answers when (epoch ms). */
+async function untilSettled(url: string, ids: readonly string[], endAt: number): Promise<number> {
+  return withDatabase(url, async (db) => {
+    for (;;) {
+      const open = await db.query(`select 1 from deliveries where id = any($1::bigint[]) and status in ('queued', 'sending') limit 1`, [ids]);
+      if (open.rows.length === 0) return Date.now();
+      if (Date.now() > endAt) throw new Error('the dead worker\'s rows were never settled');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
 }
 
 async function withDatabase<T>(url: string, work: (db: pg.Client) => Promise<T>): Promise<T> {

@@ -33,7 +33,7 @@ export const EnvSchema = Type.Object({
   SEND_WORKER: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   SEND_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 5000, default: 200 }),
   SEND_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 64 }),
-  SEND_LEASE_SECONDS: Type.Integer({ minimum: 5, maximum: 86_400, default: 120 }),
+  SEND_LEASE_SECONDS: Type.Integer({ minimum: 3, maximum: 86_400, default: 10 }),
   SEND_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
   SEND_RETRY_DELAY: Type.Integer({ minimum: 0, maximum: 86_400, default: 60 }),
   SEND_FAILURE_PAUSE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 20 }),
@@ -42,12 +42,14 @@ export const EnvSchema = Type.Object({
   SEND_DOMAIN_WINDOW: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
   SEND_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 500 }),
   ATTACHMENT_MAX_SIZE: Type.Integer({ minimum: 1, default: 26_214_400 }),
+  ATTACHMENT_STORE: Type.Union([Type.Literal(''), Type.Literal('database'), Type.Literal('disk')], { default: '' }),
   IMAGE_CHECK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 }),
   FORWARD_EMAIL_COUNT: Type.Integer({ minimum: 1, maximum: 100, default: 1 }),
   FORWARD_PERSONAL_NOTE_SIZE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
   FORWARD_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 5 }),
   TRACKING_FLUSH_MS: Type.Integer({ minimum: 5, maximum: 10_000, default: 50 }),
   TRACKING_MACHINE_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 2 }),
+  TRACKING_RATE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 20 }),
   // Empty: POST /api/v2/bounces/inbound answers 404. Otherwise a secret of 16 characters or more.
   BOUNCE_INBOUND_TOKEN: Type.String({ default: '', pattern: '^(|[\\x21-\\x7e]{16,512})$' }),
   BOUNCE_MAX_SIZE: Type.Integer({ minimum: 1024, maximum: 209_715_200, default: 10_485_760 }),
@@ -90,6 +92,12 @@ export interface Config {
   readonly sending: SendingConfig;
   /** Largest campaign attachment in bytes (larger → 413). */
   readonly attachmentMaxSize: number;
+  /**
+   * Where attachment bytes live: `database` (chunks in the shared database, so every process on one PostgreSQL can
+   * send them) or `disk` (`DATA_DIR/attachments`, one process's). ATTACHMENT_STORE, by default database exactly
+   * when DATABASE_URL is set.
+   */
+  readonly attachmentStore: 'database' | 'disk';
   /** How long a template's `check_external_images` waits for each image's HEAD answer. */
   readonly imageCheckTimeoutMs: number;
   /** Forward to a friend (reference §5.17). */
@@ -130,6 +138,8 @@ export interface TrackingConfig {
   readonly flushMs: number;
   /** Opens and clicks this many seconds or less after the delivery was sent are a machine's (scanners, prefetch). */
   readonly machineSeconds: number;
+  /** Opens, and clicks, recorded per second per client address (bursts of 5 s worth); 0: unlimited. */
+  readonly ratePerAddress: number;
 }
 
 export interface SendingConfig {
@@ -137,7 +147,10 @@ export interface SendingConfig {
   readonly batchSize: number;
   /** Messages in flight per worker process. */
   readonly concurrency: number;
-  /** How long a claimed batch belongs to its worker before others may take it back. */
+  /**
+   * How long a claimed batch belongs to its worker before others may take it back; the worker renews it every third
+   * of this while it sends, so it only runs out when the worker died or stalled.
+   */
   readonly leaseSeconds: number;
   /** Attempts of a temporarily failing delivery before it is marked failed. */
   readonly maxAttempts: number;
@@ -213,13 +226,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       pollMs: converted.SEND_POLL_MS,
     }),
     attachmentMaxSize: converted.ATTACHMENT_MAX_SIZE,
+    attachmentStore: converted.ATTACHMENT_STORE || (converted.DATABASE_URL ? 'database' : 'disk'),
     imageCheckTimeoutMs: converted.IMAGE_CHECK_TIMEOUT_MS,
     forward: Object.freeze({
       emailCount: converted.FORWARD_EMAIL_COUNT,
       personalNoteSize: converted.FORWARD_PERSONAL_NOTE_SIZE,
       rateLimit: converted.FORWARD_RATE_LIMIT,
     }),
-    tracking: Object.freeze({ flushMs: converted.TRACKING_FLUSH_MS, machineSeconds: converted.TRACKING_MACHINE_SECONDS }),
+    tracking: Object.freeze({
+      flushMs: converted.TRACKING_FLUSH_MS,
+      machineSeconds: converted.TRACKING_MACHINE_SECONDS,
+      ratePerAddress: converted.TRACKING_RATE,
+    }),
     bounces: Object.freeze({
       inboundToken: converted.BOUNCE_INBOUND_TOKEN,
       maxSize: converted.BOUNCE_MAX_SIZE,

@@ -16,7 +16,11 @@ export interface AppContext {
   readonly transport: Transport;
   readonly log: FastifyBaseLogger;
   /** Installation secrets from the database (see db/schema/system.ts). */
-  readonly secrets: { readonly linkToken: string };
+  readonly secrets: {
+    readonly linkToken: string;
+    /** Links with a smaller id still take the 32-bit click tokens mailed before issue 17 (tracking/link-token.ts). */
+    readonly legacyLinkTokensBelow: number;
+  };
   /** Opens and clicks on their way to the database (tracking/event-buffer.ts); `flush()` writes them now. */
   readonly events: EventBuffer;
   /** Folds recorded bounces into the campaign and rule figures (messaging/bounce-counts.ts); `fold()` does it now. */

@@ -34,7 +34,7 @@ describe('loadConfig', () => {
       sending: {
         batchSize: 200,
         concurrency: 64,
-        leaseSeconds: 120,
+        leaseSeconds: 10,
         maxAttempts: 5,
         retryDelaySeconds: 60,
         failurePause: 20,
@@ -44,9 +44,10 @@ describe('loadConfig', () => {
         pollMs: 500,
       },
       attachmentMaxSize: 26_214_400,
+      attachmentStore: 'disk',
       imageCheckTimeoutMs: 5000,
       forward: { emailCount: 1, personalNoteSize: 0, rateLimit: 5 },
-      tracking: { flushMs: 50, machineSeconds: 2 },
+      tracking: { flushMs: 50, machineSeconds: 2, ratePerAddress: 20 },
       bounces: {
         inboundToken: '',
         maxSize: 10_485_760,

@@ -39,7 +39,9 @@ export async function loadSecrets(db: Db): Promise<AppContext['secrets']> {
   const rows = await db.select().from(installationSecrets);
   const linkToken = rows.find((row) => row.name === 'link_token')?.value;
   if (!linkToken) throw new Error('installation secret link_token is missing: migrations were not applied');
-  return { linkToken };
+  // Absent only before routines/031 ran: then no link takes an old token.
+  const legacyLinkTokensBelow = Number(rows.find((row) => row.name === 'legacy_link_tokens_below')?.value ?? 0);
+  return { linkToken, legacyLinkTokensBelow };
 }
 
 // `npm run db:migrate`: apply migrations to the configured database and exit.

@@ -12,7 +12,7 @@ const CHUNK_SIZE = 8192;
  * `/api/v2` and, as the same handler, at the root (specification row 18); both are documented, as public.
  */
 export const attachmentDownloadRoutes: FastifyPluginAsyncTypebox<{ alias?: boolean }> = async (app, options) => {
-  const storage = attachmentStorage(app.ctx.config);
+  const storage = attachmentStorage(app.ctx);
   app.get(
     '/attachments/download/:id',
     {

@@ -4,19 +4,22 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Config } from '../config.js';
+import type { Executor } from '../db/client.js';
+import { databaseStorage } from './attachment-db-storage.js';
 
 /**
- * Where attachment bytes live, addressed by their SHA-256. An interface so that an object store can take the
- * disk's place; the database holds only the hash.
+ * Where attachment bytes live, addressed by their SHA-256: on one process's disk (diskStorage) or in the shared
+ * database (attachment-db-storage.ts); an object store could take either's place. `exists` and `remove` take the
+ * caller's transaction, which a database store works in (the disk ignores it).
  */
 export interface AttachmentStorage {
   /** Stores the stream's bytes (hashed while they flow, never held in memory whole). Throws what the stream throws. */
   put(stream: Readable, options?: { maxBytes?: number }): Promise<{ hash: string; size: number }>;
   /** A stream of the stored bytes, or null when there are none under this hash. */
   open(hash: string, options?: { chunkSize?: number }): Promise<Readable | null>;
-  exists(hash: string): Promise<boolean>;
+  exists(hash: string, tx?: Executor): Promise<boolean>;
   /** Removes the bytes; removing what is not there is not an error. */
-  remove(hash: string): Promise<void>;
+  remove(hash: string, tx?: Executor): Promise<void>;
 }
 
 /** Thrown by `put` when the stream carries more than `maxBytes`; nothing is stored. */
@@ -105,7 +108,10 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-/** The storage the service uses: `DATA_DIR/attachments`. */
-export function attachmentStorage(config: Config): AttachmentStorage {
-  return diskStorage(join(config.dataDir, 'attachments'));
+/**
+ * The storage the service uses (ATTACHMENT_STORE): the database, the default with PostgreSQL, where every process
+ * sees the same bytes; or `DATA_DIR/attachments`, the default with embedded PGlite (one process anyway).
+ */
+export function attachmentStorage(ctx: { readonly config: Config; readonly db: Executor }): AttachmentStorage {
+  return ctx.config.attachmentStore === 'database' ? databaseStorage(ctx.db) : diskStorage(join(ctx.config.dataDir, 'attachments'));
 }

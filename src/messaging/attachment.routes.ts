@@ -16,7 +16,7 @@ const FORM_OVERHEAD = 64 * 1024;
 
 export const attachmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const guard = app.requireAuth('campaigns', ATTACHMENTS_DENIED);
-  const storage = attachmentStorage(app.ctx.config);
+  const storage = attachmentStorage(app.ctx);
   const limit = app.ctx.config.attachmentMaxSize;
   // One byte over the limit reaches storage, which refuses it (413) and keeps nothing. preservePath keeps the
   // name as sent, so a name with separators is refused rather than silently cut to its last segment.

@@ -79,7 +79,7 @@ export async function uploadAttachment(
     const file = stored;
     const row = await ctx.db.transaction(async (tx) => {
       await repo.lockHash(tx, file.hash);
-      if (!(await storage.exists(file.hash))) {
+      if (!(await storage.exists(file.hash, tx))) {
         throw new ConflictError('The file was removed while it was uploaded (another attachment with the same bytes was deleted). Send it again.');
       }
       return repo.insertAttachment(tx, {
@@ -111,7 +111,7 @@ export async function deleteAttachment(ctx: AppContext, storage: AttachmentStora
   await ctx.db.transaction(async (tx) => {
     await repo.lockHash(tx, row.contentHash);
     await repo.deleteAttachment(tx, id);
-    if (!(await repo.hashInUse(tx, row.contentHash))) await storage.remove(row.contentHash);
+    if (!(await repo.hashInUse(tx, row.contentHash))) await storage.remove(row.contentHash, tx);
   });
 }
 
@@ -125,7 +125,7 @@ export async function forgetCampaignAttachments(ctx: AppContext, storage: Attach
     await ctx.db.transaction(async (tx) => {
       await repo.lockHash(tx, row.contentHash);
       await repo.deleteAttachment(tx, row.id);
-      if (!(await repo.hashInUse(tx, row.contentHash))) await storage.remove(row.contentHash);
+      if (!(await repo.hashInUse(tx, row.contentHash))) await storage.remove(row.contentHash, tx);
     });
   }
 }
@@ -134,7 +134,7 @@ async function removeIfUnused(ctx: AppContext, storage: AttachmentStorage, hash:
   try {
     await ctx.db.transaction(async (tx) => {
       await repo.lockHash(tx, hash);
-      if (!(await repo.hashInUse(tx, hash))) await storage.remove(hash);
+      if (!(await repo.hashInUse(tx, hash))) await storage.remove(hash, tx);
     });
   } catch (err) {
     ctx.log.warn({ err }, 'could not remove an unused attachment file');

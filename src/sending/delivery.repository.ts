@@ -87,6 +87,23 @@ export async function requeueExpiredLeases(db: Executor): Promise<number> {
   return rows.length;
 }
 
+/**
+ * Every row in flight that none of `liveWorkers` holds goes back to the queue, lease or not. Only for embedded
+ * PGlite at start: one process owns that database, so a row claimed by any other worker id was left by a process
+ * that is gone.
+ */
+export async function requeueOrphans(db: Executor, liveWorkers: readonly string[]): Promise<number> {
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`update deliveries d
+        set status = 'queued', lease_until = null, worker_id = null, last_response = ${LEASE_EXPIRED}, updated_at = now()
+        where d.campaign_id in (select id from campaigns where status in ('submitted', 'prepared', 'inprocess', 'suspended', 'sent'))
+          and d.status = 'sending' and not (d.worker_id = any(${sqlArray(liveWorkers, 'text')}))
+        returning d.id`,
+  );
+  return rows.length;
+}
+
 export type OutcomeStatus = 'sent' | 'failed' | 'skipped' | 'queued';
 
 export interface Outcome {

@@ -52,9 +52,18 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-/** Settings that have no place in a URL; tests use them to trust their own certificate authority. */
+/** Settings that have no place in a URL; tests use them to trust their own certificate authority and to wait less. */
 export interface TransportOptions {
   readonly tls?: TlsOptions;
+  readonly timeouts?: Partial<SmtpTimeouts>;
+}
+
+export interface SmtpTimeouts {
+  readonly connectionTimeoutMs: number;
+  readonly greetingTimeoutMs: number;
+  readonly commandTimeoutMs: number;
+  readonly dataTimeoutMs: number;
+  readonly socketTimeoutMs: number;
 }
 
 /** SMTP when SMTP_URL names servers (several: round-robin, one connection pool each); else `.eml` files in DATA_DIR/outbox. */
@@ -96,16 +105,29 @@ export function toSendFailure(err: unknown): SendFailure {
 
 type Send = (message: RawMessage) => Promise<string>;
 
-/** Bulk sending gives up on a dead server in seconds, so the delivery is retried later instead of holding a slot. */
-const TIMEOUTS = { connectionTimeoutMs: 30_000, socketTimeoutMs: 120_000 } as const;
+/**
+ * Bulk sending gives up on a dead server in seconds, so the delivery is retried later instead of holding a batch.
+ * RFC 5321 §4.5.3.2 asks a relay to wait minutes (5 for the greeting and MAIL/RCPT, 10 after the data), for any
+ * server on the Internet; campaign mail goes to the operator's own relay, which answers in milliseconds when it is
+ * well, so these are a fraction of those: one stuck session costs a batch 15 s, not 2 minutes. The end of the data
+ * keeps a minute (a relay may scan the message first); the socket's idle limit only guards a stalled upload.
+ */
+export const SMTP_TIMEOUTS: SmtpTimeouts = {
+  connectionTimeoutMs: 10_000,
+  greetingTimeoutMs: 15_000,
+  commandTimeoutMs: 15_000,
+  dataTimeoutMs: 60_000,
+  socketTimeoutMs: 120_000,
+};
 
 function serverSender(url: string, options: TransportOptions): { send: Send; close(): Promise<void> } {
   const settings = smtpPoolOptions(url);
+  const TIMEOUTS = { ...SMTP_TIMEOUTS, ...options.timeouts };
   if (new URL(url).searchParams.get('client') === 'nodemailer') {
     const pool = nodemailer.createTransport({
       ...settings,
       connectionTimeout: TIMEOUTS.connectionTimeoutMs,
-      greetingTimeout: TIMEOUTS.connectionTimeoutMs,
+      greetingTimeout: TIMEOUTS.greetingTimeoutMs,
       socketTimeout: TIMEOUTS.socketTimeoutMs,
       tls: options.tls,
     });

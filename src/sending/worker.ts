@@ -6,7 +6,7 @@ import { FREEZE_CHUNK, FREEZE_CHUNK_PGLITE, freezePending } from './audience-fre
 import { activeCampaigns, consecutiveFailures } from './campaign-run.repository.js';
 import { finishIfDone, promoteDueCampaigns } from './campaign-run.js';
 import { compileCampaign, type CompiledCampaign } from './compose/index.js';
-import { requeueExpiredLeases } from './delivery.repository.js';
+import { requeueExpiredLeases, requeueOrphans } from './delivery.repository.js';
 import { deleteOldWindows } from './rate-limit.js';
 import { Semaphore } from './semaphore.js';
 import { runBatch, type BatchEnv } from './worker-batch.js';
@@ -30,6 +30,12 @@ export interface WorkerOptions extends Partial<SendingConfig> {
   readonly turnMs?: number;
   /** Members per freeze statement (default 50,000; 10,000 on PGlite). */
   readonly freezeChunk?: number;
+  /**
+   * At the first pass, queue again every row in flight held by no worker of this process, lease or not. Default: on
+   * embedded PGlite with the loop running (a process of its own owns that database, so such rows were left by a
+   * process that died); tests that play other workers in one PGlite turn it off by not looping.
+   */
+  readonly reclaimOnStart?: boolean;
 }
 
 export interface RunSummary {
@@ -51,6 +57,8 @@ export interface SendWorker {
 }
 
 const HOUSEKEEPING_MS = 60_000;
+/** Workers of this process that are running: on PGlite, every other holder of a row is a process that is gone. */
+const liveWorkers = new Set<string>();
 
 export function startWorker(ctx: AppContext, options: WorkerOptions = {}): SendWorker {
   const settings: SendingConfig = { ...ctx.config.sending, ...definedOnly(options) };
@@ -63,6 +71,13 @@ export function startWorker(ctx: AppContext, options: WorkerOptions = {}): SendW
   let freezing = false;
   const sleepers = new Set<() => void>();
   let lastHousekeeping = 0;
+  // Expired leases are looked for this often while campaigns are drained too, not only between passes (a pass can
+  // last a turn per campaign): a dead worker's rows are back within the lease plus this.
+  const requeueEveryMs = Math.max(1000, (settings.leaseSeconds * 1000) / 4);
+  let lastRequeue = 0;
+  let requeueing: Promise<void> | null = null;
+  let orphansChecked = !(options.reclaimOnStart ?? (ctx.database.kind === 'pglite' && options.loop !== false));
+  liveWorkers.add(id);
   const cache = new Map<number, { version: number; compiled: Promise<CompiledCampaign> }>();
   const versions = new Map<number, number>();
 
@@ -97,6 +112,25 @@ export function startWorker(ctx: AppContext, options: WorkerOptions = {}): SendW
       sleepers.add(done);
     });
 
+  /** Hands back rows whose lease ran out (one call at a time; the lanes share it). */
+  function requeueExpired(): Promise<void> {
+    requeueing ??= (async () => {
+      try {
+        lastRequeue = Date.now();
+        let requeued = 0;
+        if (!orphansChecked) {
+          requeued += await requeueOrphans(ctx.db, [...liveWorkers]);
+          orphansChecked = true;
+        }
+        requeued += await requeueExpiredLeases(ctx.db);
+        if (requeued > 0) ctx.log.warn({ requeued }, 'deliveries of a stopped worker queued again');
+      } finally {
+        requeueing = null;
+      }
+    })();
+    return requeueing;
+  }
+
   async function drain(campaignId: number): Promise<{ batches: number; sent: number }> {
     const deadline = Date.now() + turnMs;
     // Where the campaign's run of failures stands now (a resume resets it), so a batch stops burning at the limit.
@@ -109,6 +143,7 @@ export function startWorker(ctx: AppContext, options: WorkerOptions = {}): SendW
         // Each lane runs at least one batch per turn, however short the turn, and stops when it finds nothing to
         // claim (the others may still be busy with theirs, and claim what they send back for a retry).
         for (let first = true; !paused && !stopping && (first || Date.now() < deadline); first = false) {
+          if (Date.now() - lastRequeue >= requeueEveryMs) await requeueExpired();
           const result = await runBatch(env, campaignId);
           if (result.waitUntil) {
             await sleep(Math.min(result.waitUntil.getTime() - Date.now() + 5, Math.max(0, deadline - Date.now())));
@@ -125,8 +160,7 @@ export function startWorker(ctx: AppContext, options: WorkerOptions = {}): SendW
   }
 
   async function runOnce(): Promise<RunSummary> {
-    const requeued = await requeueExpiredLeases(ctx.db);
-    if (requeued > 0) ctx.log.warn({ requeued }, 'deliveries of a stopped worker queued again (lease expired)');
+    await requeueExpired();
     if (Date.now() - lastHousekeeping > HOUSEKEEPING_MS) {
       lastHousekeeping = Date.now();
       await deleteOldWindows(ctx.db, settings.domainWindowSeconds);
@@ -184,6 +218,7 @@ export function startWorker(ctx: AppContext, options: WorkerOptions = {}): SendW
       for (const wake of [...sleepers]) wake();
       await loop;
       await running;
+      liveWorkers.delete(id);
       cache.clear();
     },
   };

@@ -21,12 +21,15 @@ export interface CampaignStatsRow {
   consecutive_failures: number;
   paused_reason: string | null;
   paused_at: Date | null;
+  /** The campaign's phpList status. */
+  status: string;
+  /** The server's (or the composer's) answer to the campaign's latest failed delivery; null when none failed. */
+  last_failure: string | null;
 }
 
 /**
- * Everything the per-campaign statistics show, in one round trip: the counters row, the hourly rollup, the links and
- * the sender's state,
- * each a primary-key or index range read. `sending` is counted: the sender keeps records in flight under `queued`,
+ * Everything the per-campaign statistics show, in one round trip: the counters row, the hourly rollup, the links,
+ * the sender's state and the latest failure's answer, each a primary-key or index range read. `sending` is counted: the sender keeps records in flight under `queued`,
  * and there are never more of them than its batches, so that index range stays short. Undefined: no such campaign.
  * A prepared statement: dashboards poll it, and planning its four subqueries cost as much as running them.
  */
@@ -48,7 +51,10 @@ export async function campaignStatsRow(database: Database, campaignId: number): 
           coalesce((select json_agg(json_build_object('id', l.id, 'url', l.url, 'clicks', l.clicks,
                       'unique_clicks', l.unique_clicks) order by l.id)
                     from links l where l.campaign_id = c.id), '[]') as links,
-          coalesce(s.consecutive_failures, 0)::float8 as consecutive_failures, s.paused_reason, s.paused_at
+          coalesce(s.consecutive_failures, 0)::float8 as consecutive_failures, s.paused_reason, s.paused_at,
+          c.status,
+          (select d.last_response from deliveries d where d.campaign_id = c.id and d.status = 'failed'
+            order by d.id desc limit 1) as last_failure
         from campaigns c left join campaign_counters k on k.campaign_id = c.id
           left join campaign_send_states s on s.campaign_id = c.id
         where c.id = $1`,

@@ -49,5 +49,25 @@ export const CampaignStats = Type.Object({
     },
     { description: "The sender's state for this campaign" },
   ),
+  outcome: Type.Object(
+    {
+      result: Type.Union(
+        [Type.Literal('in progress'), Type.Literal('sent'), Type.Literal('partially failed'), Type.Literal('failed'), Type.Literal('none sent')],
+        {
+          description:
+            'How the send went, once the campaign is `sent` (phpList status): `sent` (every attempted delivery accepted), ' +
+            '`partially failed` (some failed), `failed` (none accepted, some failed), `none sent` (nothing attempted: every ' +
+            'record skipped, or no audience). `in progress` while the campaign is in any other status',
+        },
+      ),
+      sent: Count,
+      failed: Count,
+      skipped: Count,
+      reason: Type.Union([Type.String(), Type.Null()], {
+        description: "The server's answer to the latest failed delivery (or why it could not be built); null when none failed",
+      }),
+    },
+    { description: "The send's result, apart from phpList's `status` (which says `sent` once nothing is left to send, whatever happened)" },
+  ),
 });
 export type CampaignStats = Static<typeof CampaignStats>;

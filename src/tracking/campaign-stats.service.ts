@@ -2,7 +2,7 @@ import type { AppContext } from '../context.js';
 import { CAMPAIGN_NOT_FOUND } from '../messaging/campaign.service.js';
 import { NotFoundError } from '../shared/errors.js';
 import { toAtom } from '../shared/time.js';
-import { campaignStatsRow } from './campaign-stats.repository.js';
+import { campaignStatsRow, type CampaignStatsRow } from './campaign-stats.repository.js';
 import type { CampaignStats } from './campaign-stats.schemas.js';
 
 /** One campaign's figures (campaign-stats.schemas.ts); 404 `Campaign not found.` for an unknown campaign. */
@@ -35,5 +35,13 @@ export async function campaignStats(ctx: AppContext, campaignId: number): Promis
       paused_reason: c.paused_reason,
       paused_at: c.paused_at ? toAtom(new Date(c.paused_at)) : null,
     },
+    outcome: { result: outcomeOf(c), sent: c.sent, failed: c.failed, skipped: c.skipped, reason: c.failed > 0 ? c.last_failure : null },
   };
+}
+
+/** phpList's `sent` says only that nothing is left to send; this says whether it reached anyone. */
+function outcomeOf(c: CampaignStatsRow): CampaignStats['outcome']['result'] {
+  if (c.status !== 'sent') return 'in progress';
+  if (c.failed === 0) return c.sent > 0 ? 'sent' : 'none sent';
+  return c.sent > 0 ? 'partially failed' : 'failed';
 }

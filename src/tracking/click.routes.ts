@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { LinkTokenParams, LinkTrackQuery, NotFoundPage, RedirectResponse } from './click.schemas.js';
-import { followLink } from './click.service.js';
+import { LimitedPage, LinkTokenParams, LinkTrackQuery, NotFoundPage, RedirectResponse } from './click.schemas.js';
+import { followLink, LIMITED } from './click.service.js';
 import { firstValue, requestDetails } from './request-details.js';
 
 const NOT_FOUND_PAGE = '<!doctype html><title>Link not found</title><h1>This link is not valid.</h1>';
+const LIMITED_PAGE =
+  '<!doctype html><title>Too many requests</title><h1>Too many requests from your network.</h1><p>Please try the link again in a moment.</p>';
 
 /**
  * Click tracking (DECISIONS.md): `GET /lt/{token}` at the root — what campaign mail carries — and
@@ -14,6 +16,7 @@ const NOT_FOUND_PAGE = '<!doctype html><title>Link not found</title><h1>This lin
 export const clickRoutes: FastifyPluginAsyncTypebox<{ root?: boolean }> = async (app, options) => {
   const follow = async (request: FastifyRequest, reply: FastifyReply, token: string | undefined) => {
     const url = await followLink(app.ctx, token, requestDetails(request));
+    if (url === LIMITED) return reply.code(429).header('retry-after', '1').type('text/html; charset=utf-8').send(LIMITED_PAGE);
     if (!url) return reply.code(404).type('text/html; charset=utf-8').send(NOT_FOUND_PAGE);
     // Not cached: every click is to reach us.
     return reply.code(302).header('cache-control', 'no-store').header('location', url).send();
@@ -31,7 +34,7 @@ export const clickRoutes: FastifyPluginAsyncTypebox<{ root?: boolean }> = async 
           summary: 'Follow a click-tracked link of a campaign mail (public)',
           security: [],
           params: LinkTokenParams,
-          response: { 302: RedirectResponse, 404: NotFoundPage },
+          response: { 302: RedirectResponse, 404: NotFoundPage, 429: LimitedPage },
         },
       },
       (request, reply) => follow(request, reply, request.params.token),
@@ -49,7 +52,7 @@ export const clickRoutes: FastifyPluginAsyncTypebox<{ root?: boolean }> = async 
         summary: "Follow a click-tracked link, phpList's form (public)",
         security: [],
         querystring: LinkTrackQuery,
-        response: { 302: RedirectResponse, 404: NotFoundPage },
+        response: { 302: RedirectResponse, 404: NotFoundPage, 429: LimitedPage },
       },
       validatorCompiler: () => () => true,
     },

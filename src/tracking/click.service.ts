@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import { findLink, type LinkTarget } from './click.repository.js';
+import { trackingLimiters } from './address-limiter.js';
 import { decodeLinkToken } from './link-token.js';
 import { requesterMachineReason } from './machine-detection.js';
 import type { RequestDetails } from './request-details.js';
@@ -44,16 +45,30 @@ async function linkTarget(ctx: AppContext, id: number): Promise<LinkTarget | nul
   return found;
 }
 
+/** followLink's answer for an old-format token from an address over its rate (the caller answers 429). */
+export const LIMITED = Symbol('limited');
+
 /**
  * Where a click-tracking token leads, recording the click on the way; null for a malformed or forged token or a
- * link that no longer exists (the caller answers 404). The URL is made safe to send as a Location header.
+ * link that no longer exists (the caller answers 404); LIMITED for an old-format token over the address's rate
+ * (TRACKING_RATE). The URL is made safe to send as a Location header.
  */
-export async function followLink(ctx: AppContext, token: string | undefined, details: RequestDetails): Promise<string | null> {
+export async function followLink(ctx: AppContext, token: string | undefined, details: RequestDetails): Promise<string | null | typeof LIMITED> {
+  // Every request takes from the address's bucket, valid or not: guessing is what it limits.
+  const withinRate = trackingLimiters(ctx).clicks.take(details.ip);
   if (!token) return null;
   const target = decodeLinkToken(ctx.secrets.linkToken, token);
   if (!target) return null;
+  if (target.legacy) {
+    if (target.linkId >= ctx.secrets.legacyLinkTokensBelow) return null;
+    // A 32-bit MAC can be found by trying: over the rate, an old token is not even looked at.
+    if (!withinRate) return LIMITED;
+  }
   const link = await linkTarget(ctx, target.linkId);
   if (!link) return null;
+  // Over the rate a current token (80 bits, not guessable) still takes its reader where they meant to go; only the
+  // click is not recorded, so a flood from one address cannot fill the tables or skew the figures.
+  if (!withinRate) return locationOf(link.url);
   ctx.events.addClick({
     linkId: target.linkId,
     campaignId: link.campaignId,

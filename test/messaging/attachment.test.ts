@@ -201,7 +201,7 @@ describe('GET and DELETE /api/v2/campaigns/{messageId}/attachments', () => {
     await upload(campaign.id, {}, [textFile('only here', 'a.txt'), textFile('ignored second file', 'b.txt')]);
     await upload(campaign.id, {}, [textFile('kept elsewhere', 'b.txt')]);
     await upload(other.id, {}, [textFile('kept elsewhere', 'c.txt')]);
-    await forgetCampaignAttachments(t.ctx, attachmentStorage(t.config), campaign.id);
+    await forgetCampaignAttachments(t.ctx, attachmentStorage(t.ctx), campaign.id);
     assert.deepEqual((await t.inject({ method: 'GET', url: `/api/v2/campaigns/${campaign.id}/attachments`, headers })).json(), []);
     assert.equal(existsSync(fileOf(sha('only here'))), false);
     assert.ok(existsSync(fileOf(sha('kept elsewhere'))));

@@ -204,24 +204,24 @@ describe('click tracking', () => {
     const idOf = (url: string) => rows.find((r) => r.url === url)!.id;
 
     const target = (href: string) => {
-      const match = /^http:\/\/localhost:8080\/lt\/([A-Za-z0-9_-]{16})$/.exec(href);
+      const match = /^http:\/\/localhost:8080\/lt\/([A-Za-z0-9_-]{24})$/.exec(href);
       assert.ok(match, `${href} is a tracked link`);
       return decodeLinkToken(t.ctx.secrets.linkToken, match[1]!);
     };
     const [a, b, a2, mailto, anchor, unsub, personal] = hrefs(htmlOf(mail.parsed)!);
-    assert.deepEqual(target(a!), { linkId: idOf('https://example.com/a?x=1&y=2'), subscriberId: sub.id });
-    assert.deepEqual(target(b!), { linkId: idOf('https://example.com/b'), subscriberId: sub.id });
+    assert.deepEqual(target(a!), { linkId: idOf('https://example.com/a?x=1&y=2'), subscriberId: sub.id, legacy: false });
+    assert.deepEqual(target(b!), { linkId: idOf('https://example.com/b'), subscriberId: sub.id, legacy: false });
     assert.equal(a2, a);
     assert.equal(mailto, 'mailto:someone@example.com');
     assert.equal(anchor, '#top');
     assert.match(unsub!, /^http:\/\/localhost:8080\/api\/v2\/unsubscribe\//);
     assert.equal(personal, `https://example.com/p?u=${sub.uniqueId}`);
 
-    const textUrls = [...mail.parsed.text!.matchAll(/http:\/\/localhost:8080\/lt\/([A-Za-z0-9_-]{16})/g)].map((m) => m[0]);
+    const textUrls = [...mail.parsed.text!.matchAll(/http:\/\/localhost:8080\/lt\/([A-Za-z0-9_-]{24})/g)].map((m) => m[0]);
     assert.equal(textUrls.length, 2);
-    assert.deepEqual(target(textUrls[0]!), { linkId: idOf('https://example.com/c'), subscriberId: sub.id });
+    assert.deepEqual(target(textUrls[0]!), { linkId: idOf('https://example.com/c'), subscriberId: sub.id, legacy: false });
     assert.equal(textUrls[1], a);
-    assert.match(mail.parsed.text!, /^Visit http:\/\/localhost:8080\/lt\/\S{16}, or http:\/\/localhost:8080\/lt\/\S{16}\.$/);
+    assert.match(mail.parsed.text!, /^Visit http:\/\/localhost:8080\/lt\/\S{24}, or http:\/\/localhost:8080\/lt\/\S{24}\.$/);
 
     // Compiling again (a second test) stores nothing new.
     await sendTo(campaign.id, email);

@@ -5,6 +5,7 @@ import { campaignCounters, campaignHourlyEvents, clicks, opens } from '../../src
 import { encodeLinkToken } from '../../src/tracking/link-token.js';
 import { createCampaign, createDelivery, createLink, createSubscriber } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
+import { listWithMembers, sendableCampaign, withWorker } from '../sending/send-fixtures.js';
 
 let t: TestApp;
 let headers: Record<string, string>;
@@ -73,6 +74,7 @@ describe('GET /api/v2/campaigns/{messageId}/stats', () => {
         { id: shop.id, url: 'https://example.com/shop', clicks: 1, unique_clicks: 1 },
       ],
       sender: { consecutive_failures: 0, paused_reason: null, paused_at: null },
+      outcome: { result: 'in progress', sent: 4, failed: 1, skipped: 2, reason: null },
     });
     assert.equal((await t.db.select().from(opens).where(eq(opens.campaignId, campaign.id))).length, 4);
   });
@@ -90,6 +92,39 @@ describe('GET /api/v2/campaigns/{messageId}/stats', () => {
       clicks_per_hour: [],
       links: [],
       sender: { consecutive_failures: 0, paused_reason: null, paused_at: null },
+      outcome: { result: 'in progress', sent: 0, failed: 0, skipped: 0, reason: null },
+    });
+  });
+
+  describe('outcome: what phpList\'s `sent` does not say', () => {
+    const sendAll = async (count: number, failures: number) => {
+      const { list } = await listWithMembers(t.db, count);
+      const c = await sendableCampaign(t.db, [list.id]);
+      assert.equal((await t.inject({ method: 'POST', url: `/api/v2/campaigns/${c.id}/send`, headers })).statusCode, 200);
+      if (failures > 0) t.smtp.failNext(failures, 550, 'No such user here');
+      await withWorker(t.ctx, { lanes: 1, concurrency: 1 }, async (w) => {
+        for (let i = 0; i < 3; i++) await w.runOnce();
+      });
+      const campaign = (await t.inject({ method: 'GET', url: `/api/v2/campaigns/${c.id}`, headers })).json();
+      assert.equal(campaign.message_metadata.status, 'sent', "phpList's status is unchanged");
+      return (await stats(c.id)).json();
+    };
+
+    test('a campaign whose only delivery failed permanently is `failed`, with the reason', async () => {
+      const body = await sendAll(1, 1);
+      assert.deepEqual(body.outcome, { result: 'failed', sent: 0, failed: 1, skipped: 0, reason: '550 No such user here' });
+      assert.deepEqual(body.deliveries, { queued: 0, sending: 0, sent: 0, failed: 1, skipped: 0 });
+    });
+
+    test('some failed: `partially failed`; none failed: `sent`', async () => {
+      assert.deepEqual((await sendAll(3, 1)).outcome, { result: 'partially failed', sent: 2, failed: 1, skipped: 0, reason: '550 No such user here' });
+      assert.deepEqual((await sendAll(2, 0)).outcome, { result: 'sent', sent: 2, failed: 0, skipped: 0, reason: null });
+    });
+
+    test('every record skipped: `none sent`', async () => {
+      const campaign = await createCampaign(t.db, { status: 'sent' });
+      await t.db.insert(campaignCounters).values({ campaignId: campaign.id, skipped: 2 });
+      assert.deepEqual((await stats(campaign.id)).json().outcome, { result: 'none sent', sent: 0, failed: 0, skipped: 2, reason: null });
     });
   });
 

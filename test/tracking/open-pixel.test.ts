@@ -235,7 +235,7 @@ describe('durability', () => {
     // The same database under a second app whose close only counts: the test's own app keeps using it afterwards.
     const database: Database = { ...t.ctx.database, close: async () => void (storedWhenClosing = await count()) };
     const second = await buildApp({
-      config: { ...t.config, tracking: { flushMs: 60_000, machineSeconds: 2 } },
+      config: { ...t.config, tracking: { ...t.config.tracking, flushMs: 60_000, machineSeconds: 2 } },
       database,
       migrate: false,
     });
@@ -254,7 +254,7 @@ describe('durability', () => {
 
   test('two processes flushing opens of one recipient at once count them once in unique', async () => {
     const database: Database = { ...t.ctx.database, close: async () => {} };
-    const second = await buildApp({ config: { ...t.config, tracking: { flushMs: 60_000, machineSeconds: 2 } }, database, migrate: false });
+    const second = await buildApp({ config: { ...t.config, tracking: { ...t.config.tracking, flushMs: 60_000, machineSeconds: 2 } }, database, migrate: false });
     await second.ready();
     try {
       for (let round = 0; round < 5; round++) {

@@ -7,6 +7,7 @@ import {
   index,
   integer,
   pgTable,
+  primaryKey,
   serial,
   text,
   timestamp,
@@ -154,6 +155,23 @@ export const attachments = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('attachments_campaign_id_idx').on(t.campaignId), index('attachments_content_hash_idx').on(t.contentHash)],
+);
+
+/**
+ * Attachment bytes kept in the database (ATTACHMENT_STORE=database, the default with PostgreSQL), so that every
+ * process sending a campaign reads the same bytes whatever its DATA_DIR: `seq`-numbered chunks of at most 256 KiB
+ * under the content's SHA-256. An upload is written under `tmp:<random>` and renamed to its hash in one statement
+ * once complete, so readers never see half a file; `created_at` lets a later upload sweep what a crash left.
+ */
+export const attachmentChunks = pgTable(
+  'attachment_chunks',
+  {
+    contentHash: text('content_hash').notNull(),
+    seq: integer('seq').notNull(),
+    data: bytea('data').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.contentHash, t.seq] })],
 );
 
 /** Bounce regex rules (reference §5.16), applied in `list_order` to each incoming bounce. */

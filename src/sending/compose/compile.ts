@@ -60,7 +60,7 @@ function parseMailbox(value: string): { name: string; address: string } {
 }
 
 async function attachmentsOf(ctx: AppContext, campaignId: number): Promise<StaticPart[]> {
-  const storage = attachmentStorage(ctx.config);
+  const storage = attachmentStorage(ctx);
   const parts: StaticPart[] = [];
   for (const row of await listCampaignAttachments(ctx.db, campaignId)) {
     const stream = await storage.open(row.contentHash);

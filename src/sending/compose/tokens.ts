@@ -126,13 +126,18 @@ export function linkTokenSigner(secret: string): (linkId: number, subscriberId: 
     h.block[1] = subscriberId | 0;
     h.block[2] = 0x80000000 | 0;
     h.block[15] = 72 * 8;
-    const mac = finish(h)[0]!;
-    // 12 bytes → 16 characters: link id, subscriber id and MAC as four 3-byte groups.
+    const digest = finish(h);
+    const m0 = digest[0]!;
+    const m1 = digest[1]!;
+    const m2 = digest[2]!;
+    // 18 bytes → 24 characters: link id, subscriber id and the MAC's first 10 bytes as six 3-byte groups.
     return (
       quad(linkId >>> 8) +
       quad(((linkId & 0xff) << 16) | (subscriberId >>> 16)) +
-      quad(((subscriberId & 0xffff) << 8) | (mac >>> 24)) +
-      quad(mac & 0xffffff)
+      quad(((subscriberId & 0xffff) << 8) | (m0 >>> 24)) +
+      quad(m0 & 0xffffff) +
+      quad(m1 >>> 8) +
+      quad(((m1 & 0xff) << 16) | (m2 >>> 16))
     );
   };
 }

@@ -23,6 +23,14 @@ export interface SmtpServerOptions {
   readonly connectionTimeoutMs: number;
   /** No byte from the server for this long while waiting for a reply: the session is given up. */
   readonly socketTimeoutMs: number;
+  /**
+   * Reply deadlines (RFC 5321 §4.5.3.2 gives each wait its own): the greeting, each command (EHLO, STARTTLS, AUTH,
+   * MAIL, RCPT, DATA, RSET), and the reply to the end of the data, counted from when the last byte was handed to
+   * the socket. Unlike the socket's idle timeout, a server that trickles bytes cannot stretch them.
+   */
+  readonly greetingTimeoutMs: number;
+  readonly commandTimeoutMs: number;
+  readonly dataTimeoutMs: number;
 }
 
 /** Where in the session a reply or an error came from; a refusal of the connection is not the recipient's fault. */
@@ -44,6 +52,7 @@ export class SmtpError extends Error {
 interface Waiter {
   resolve(reply: SmtpReply): void;
   reject(err: Error): void;
+  timer: NodeJS.Timeout | null;
 }
 
 /** Addresses are ASCII unless they need SMTPUTF8 (RFC 6531). */
@@ -131,13 +140,13 @@ export class SmtpConnection {
     const rcpt = `RCPT TO:<${to}>`;
     let replies: [SmtpReply, SmtpReply, SmtpReply];
     if (this.extensions.has('PIPELINING')) {
-      const pending = [this.expect(), this.expect(), this.expect()] as const;
+      const pending = [this.expect('mail'), this.expect('rcpt'), this.expect('data')] as const;
       this.socket.write(`${mail}\r\n${rcpt}\r\nDATA\r\n`, 'utf8');
       replies = await Promise.all(pending);
     } else {
-      const first = await this.command(mail);
-      const second = first.code === 250 ? await this.command(rcpt) : first;
-      const third = first.code === 250 && second.code < 300 ? await this.command('DATA') : second;
+      const first = await this.command(mail, 'mail');
+      const second = first.code === 250 ? await this.command(rcpt, 'rcpt') : first;
+      const third = first.code === 250 && second.code < 300 ? await this.command('DATA', 'data') : second;
       replies = [first, second, third];
     }
     const [mailReply, rcptReply, dataReply] = replies;
@@ -161,7 +170,7 @@ export class SmtpConnection {
   /** QUIT, politely, then the socket goes. */
   async quit(): Promise<void> {
     if (this.usable) {
-      await Promise.race([this.command('QUIT').catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+      await Promise.race([this.command('QUIT', 'message').catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
     }
     this.destroy();
   }
@@ -172,11 +181,11 @@ export class SmtpConnection {
   }
 
   private async start(): Promise<void> {
-    const greeting = await this.expect();
+    const greeting = await this.expect('greeting', this.options.greetingTimeoutMs);
     if (greeting.code !== 220) throw new SmtpError(`The server refused the session: ${greeting.text}`, 'greeting', greeting);
     await this.hello();
     if (!this.options.secure && !this.options.ignoreTls && this.extensions.has('STARTTLS')) {
-      const reply = await this.command('STARTTLS');
+      const reply = await this.command('STARTTLS', 'starttls');
       if (reply.code !== 220) throw new SmtpError(`STARTTLS was refused: ${reply.text}`, 'starttls', reply);
       await this.upgrade();
       await this.hello();
@@ -186,9 +195,9 @@ export class SmtpConnection {
 
   private async hello(): Promise<void> {
     const name = heloName(this.socket);
-    let reply = await this.command(`EHLO ${name}`);
+    let reply = await this.command(`EHLO ${name}`, 'ehlo');
     if (reply.code !== 250) {
-      reply = await this.command(`HELO ${name}`);
+      reply = await this.command(`HELO ${name}`, 'ehlo');
       if (reply.code !== 250) throw new SmtpError(`The server refused EHLO and HELO: ${reply.text}`, 'ehlo', reply);
       this.extensions = new Set();
       return;
@@ -221,11 +230,11 @@ export class SmtpConnection {
     const b64 = (value: string) => Buffer.from(value, 'utf8').toString('base64');
     let reply: SmtpReply;
     if (this.authMethods.has('PLAIN')) {
-      reply = await this.command(`AUTH PLAIN ${b64(`\0${auth.user}\0${auth.pass}`)}`);
+      reply = await this.command(`AUTH PLAIN ${b64(`\0${auth.user}\0${auth.pass}`)}`, 'auth');
     } else if (this.authMethods.has('LOGIN')) {
-      reply = await this.command('AUTH LOGIN');
-      if (reply.code === 334) reply = await this.command(b64(auth.user));
-      if (reply.code === 334) reply = await this.command(b64(auth.pass));
+      reply = await this.command('AUTH LOGIN', 'auth');
+      if (reply.code === 334) reply = await this.command(b64(auth.user), 'auth');
+      if (reply.code === 334) reply = await this.command(b64(auth.pass), 'auth');
     } else {
       throw new SmtpError('The server offers no login this client speaks (PLAIN or LOGIN).', 'auth');
     }
@@ -233,28 +242,49 @@ export class SmtpConnection {
   }
 
   private async endData(chunks: readonly Buffer[]): Promise<SmtpReply> {
-    const pending = this.expect();
+    // The deadline starts once the last byte has left for the kernel: a large message on a slow link is the
+    // socket's idle timeout's business, not the server's.
+    const pending = this.expect('message', null);
+    const waiter = this.waiting[this.waiting.length - 1];
     const socket = this.socket;
     socket.cork();
-    for (const chunk of dataSection(chunks)) socket.write(chunk);
+    const sections = dataSection(chunks);
+    sections.forEach((chunk, i) => {
+      if (i < sections.length - 1) socket.write(chunk);
+      else socket.write(chunk, () => waiter && this.arm(waiter, 'message', this.options.dataTimeoutMs));
+    });
     socket.uncork();
     return pending;
   }
 
   private async reset(): Promise<void> {
-    const reply = await this.command('RSET');
+    const reply = await this.command('RSET', 'mail');
     if (reply.code !== 250) this.fail(new SmtpError(`RSET was refused: ${reply.text}`, 'mail', reply));
   }
 
-  private command(line: string): Promise<SmtpReply> {
-    const pending = this.expect();
+  private command(line: string, stage: SmtpStage): Promise<SmtpReply> {
+    const pending = this.expect(stage);
     this.socket.write(`${line}\r\n`, 'utf8');
     return pending;
   }
 
-  private expect(): Promise<SmtpReply> {
+  /** A reply to wait for, failing the session when none comes within `timeoutMs` (null: armed later). */
+  private expect(stage: SmtpStage, timeoutMs: number | null = this.options.commandTimeoutMs): Promise<SmtpReply> {
     if (this.failure) return Promise.reject(this.failure);
-    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject, timer: null };
+      this.waiting.push(waiter);
+      if (timeoutMs !== null) this.arm(waiter, stage, timeoutMs);
+    });
+  }
+
+  private arm(waiter: Waiter, stage: SmtpStage, timeoutMs: number): void {
+    if (this.failure || !this.waiting.includes(waiter)) return;
+    waiter.timer = setTimeout(() => {
+      this.fail(new SmtpError(`No answer from the server within ${timeoutMs} ms (${stage}).`, stage));
+      this.socket.destroy();
+    }, timeoutMs);
+    waiter.timer.unref();
   }
 
   private listen(socket: Socket | TLSSocket): void {
@@ -270,6 +300,7 @@ export class SmtpConnection {
       }
       for (const reply of replies) {
         const waiter = this.waiting.shift();
+        if (waiter?.timer) clearTimeout(waiter.timer);
         if (!waiter) {
           // 421 "closing" may come unasked; anything else unasked means we no longer agree on the state.
           this.fail(new SmtpError(`The server said, unasked: ${reply.text}`, 'message', reply));
@@ -292,7 +323,10 @@ export class SmtpConnection {
   private fail(err: Error): void {
     if (this.failure) return;
     this.failure = err;
-    for (const waiter of this.waiting.splice(0)) waiter.reject(err);
+    for (const waiter of this.waiting.splice(0)) {
+      if (waiter.timer) clearTimeout(waiter.timer);
+      waiter.reject(err);
+    }
     for (const listener of this.closeListeners.splice(0)) listener();
   }
 }
