@@ -101,6 +101,22 @@ describe('loadConfig', () => {
     });
   }
 
+  for (const [name, value, shown] of [
+    ['SMTP_URL', 'smtp://mailer:s3cret-pw@smtp.example.com:587 x', '"smtp://mailer:***@smtp.example.com:587 x"'],
+    ['SMTP_URL', 'smtp://a:one@h1,smtp//b:two@h2', '"smtp://a:***@h1,smtp//b:***@h2"'],
+    ['DATABASE_URL', 'mysql://root:s3cret-pw@db/x', '"mysql://root:***@db/x"'],
+    ['BOUNCE_MAILBOX_URL', 'pop3://bounces:s3cret-pw@mail.example.com', '"pop3://bounces:***@mail.example.com"'],
+    ['BOUNCE_INBOUND_TOKEN', 's3cret-pw', '(hidden)'],
+  ] as const) {
+    test(`a malformed ${name} is reported without its password`, () => {
+      assert.throws(
+        () => loadConfig({ [name]: value }),
+        (err: unknown) =>
+          err instanceof ConfigError && err.message.startsWith(`Invalid environment variable ${name}=${shown}: `) && !/s3cret|one@|two@/.test(err.message),
+      );
+    });
+  }
+
   test('ADMIN_LOGIN without ADMIN_PASSWORD, or with a short one, throws', () => {
     assert.throws(() => loadConfig({ ADMIN_LOGIN: 'boss' }), (err: unknown) => err instanceof ConfigError && /ADMIN_PASSWORD/.test(err.message));
     assert.throws(
