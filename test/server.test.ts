@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTestDatabase, type TestDatabase } from './db.js';
-import { listening, startEntry, stop, waitForStderr, type Running } from './process.js';
+import { exitWithin, listening, spawnProcess, startEntry, stop, waitForStderr, type Running } from './process.js';
 
 /** The real process (see test/process.ts). */
 const start = (env: Record<string, string>) => startEntry('server', env);
@@ -34,7 +34,12 @@ describe('src/server.ts', () => {
   });
 
   after(async () => {
-    for (const running of children) if (running.child.exitCode === null) running.child.kill('SIGKILL');
+    for (const running of children) {
+      if (running.child.exitCode === null) running.child.kill('SIGKILL');
+      // A grandchild left running (npm's node, had npm not handed it the signal) must not hold the test open.
+      running.child.stdout?.destroy();
+      running.child.stderr?.destroy();
+    }
     await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -75,6 +80,20 @@ describe('src/server.ts', () => {
     assert.equal((await fetch(`${base}/readyz`)).status, 200);
     assert.doesNotMatch(running.stderr + running.stdout, /password:/);
     assert.equal((await stop(running)).code, 0, running.stderr);
+  });
+
+  test('npm start: SIGTERM to the npm process stops the service gracefully', { timeout: 180_000 }, async () => {
+    // As Docker, systemd or a terminal's Ctrl-C stop it: the signal goes to npm, which must hand it to node.
+    const running = spawnProcess('npm', ['start'], { ...env, LOG_LEVEL: 'info' });
+    children.push(running);
+    const base = await listening(running);
+    assert.equal((await fetch(`${base}/healthz`)).status, 200);
+
+    running.child.kill('SIGTERM');
+    const { code } = await exitWithin(running, 20_000);
+    assert.equal(code, 0, running.stderr);
+    assert.match(running.stdout, /"msg":"shutting down: finishing in-flight requests"/, 'node received the signal');
+    await assert.rejects(fetch(`${base}/healthz`), 'nothing serves on the port any more');
   });
 
   test('a bad environment value exits non-zero naming the variable', { timeout: 60_000 }, async () => {
