@@ -11,6 +11,7 @@ export const EnvSchema = Type.Object({
   DATABASE_URL: Type.String({ default: '', pattern: '^(|postgres(ql)?://.+)$' }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  PGLITE_MAX_REQUESTS: Type.Integer({ minimum: 0, maximum: 100_000, default: 64 }),
   PUBLIC_URL: Type.String({ default: 'http://localhost:8080', pattern: '^https?://[^\\s]+$' }),
   SESSION_TTL: Type.Integer({ minimum: 60, maximum: 31_536_000, default: 3600 }),
   ADMIN_LOGIN: Type.String({ default: '' }),
@@ -67,6 +68,8 @@ export interface Config {
   readonly databaseUrl: string;
   readonly databasePoolSize: number;
   readonly dataDir: string;
+  /** Embedded PGlite: requests handled at once beyond which new ones get 503 (0: no limit). See plugins/overload.ts. */
+  readonly pgliteMaxRequests: number;
   /** Base of every link written into mail, without a trailing slash. */
   readonly publicUrl: string;
   /** Session lifetime in seconds, fixed from login. */
@@ -182,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     databaseUrl: converted.DATABASE_URL,
     databasePoolSize: converted.DATABASE_POOL_SIZE,
     dataDir: converted.DATA_DIR,
+    pgliteMaxRequests: converted.PGLITE_MAX_REQUESTS,
     publicUrl,
     sessionTtl: converted.SESSION_TTL,
     admin: Object.freeze({

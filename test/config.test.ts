@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       databaseUrl: '',
       databasePoolSize: 10,
       dataDir: './data',
+      pgliteMaxRequests: 64,
       publicUrl: 'http://localhost:8080',
       sessionTtl: 3600,
       admin: { login: '', password: '', email: '' },

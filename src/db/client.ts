@@ -5,7 +5,6 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
-import { ServiceUnavailableError } from '../shared/errors.js';
 import { dataDirError, lockDataDir, StartupError } from './data-dir.js';
 import * as schema from './schema/index.js';
 
@@ -46,30 +45,27 @@ export interface DatabaseOptions {
   dataDir?: string;
   /** PGlite only: start from this dump (a golden, already migrated database in tests). */
   loadDataDir?: Blob;
-  /** PGlite only: statements waiting for the database beyond which new ones are refused with 503 (0: no limit). */
-  queueLimit?: number;
 }
 
 export async function createDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) return createPostgres(options.databaseUrl, options.poolSize ?? 10);
-  return createPglite(options.dataDir ?? 'memory://', options.loadDataDir, options.queueLimit ?? 0);
+  return createPglite(options.dataDir ?? 'memory://', options.loadDataDir);
 }
 
-async function createPglite(dataDir: string, loadDataDir: Blob | undefined, queueLimit: number): Promise<Database> {
+async function createPglite(dataDir: string, loadDataDir?: Blob): Promise<Database> {
   let path = dataDir;
   let unlock = () => {};
   if (!dataDir.startsWith('memory://')) {
     unlock = lockDataDir(dataDir);
     path = join(dataDir, 'pgdata');
   }
-  let opened: PGlite;
+  let client: PGlite;
   try {
-    opened = await PGlite.create(path, loadDataDir ? { loadDataDir } : {});
+    client = await PGlite.create(path, loadDataDir ? { loadDataDir } : {});
   } catch (err) {
     unlock();
     throw dataDirError(dataDir, err) ?? new StartupError(`cannot open the embedded database in DATA_DIR ${dataDir}: ${reasonOf(err)}`, 1);
   }
-  const client = queueLimit > 0 ? boundedQueue(opened, queueLimit) : opened;
   const db = drizzlePglite({ client, schema }) as unknown as Db;
   return {
     db,
@@ -83,45 +79,12 @@ async function createPglite(dataDir: string, loadDataDir: Blob | undefined, queu
       (await client.query<T>(text, values as unknown[])).rows,
     close: async () => {
       try {
-        await opened.close();
+        await client.close();
       } finally {
         unlock();
       }
     },
   };
-}
-
-/**
- * PGlite runs every statement in this process, one at a time. Under more load than it can take, statements queue
- * without bound and clients wait until they give up; past `limit` waiting statements a new one is refused at once
- * (ServiceUnavailableError: 503 with Retry-After), so the clients that are served stay fast.
- * A transaction counts once: the statements inside it run on its own handle, not through here.
- */
-function boundedQueue(client: PGlite, limit: number): PGlite {
-  let pending = 0;
-  const gated = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      if (pending >= limit) throw new ServiceUnavailableError('The embedded database is overloaded: try again shortly.', 1);
-      pending++;
-      try {
-        return await fn.apply(client, args);
-      } finally {
-        pending--;
-      }
-    };
-  const overrides: Record<PropertyKey, unknown> = {
-    query: gated(client.query),
-    exec: gated(client.exec),
-    transaction: gated(client.transaction),
-  };
-  return new Proxy(client, {
-    get(target, property) {
-      if (property in overrides) return overrides[property];
-      const value: unknown = Reflect.get(target, property, target);
-      // Bound to the client itself: its methods use private fields a proxy cannot reach.
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
 }
 
 async function createPostgres(url: string, poolSize: number): Promise<Database> {
