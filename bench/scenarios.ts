@@ -32,6 +32,23 @@ const identityScenarios: readonly Scenario[] = [
       },
     ],
   }),
+  scenario({
+    // Overload on the embedded database (BENCH_CONNECTIONS=200 npm run bench -- --pglite mixed-reads): how many
+    // requests are shed with 503 and how many time out, beside the throughput.
+    name: 'mixed-reads',
+    seed: tenThousandAdministrators,
+    requests: ({ sessionKey, firstId, lastId }) => [
+      { method: 'GET', path: '/api/v2/sessions/me', headers: withSession(sessionKey) },
+      {
+        method: 'GET',
+        path: `/api/v2/administrators/${firstId}`,
+        headers: withSession(sessionKey),
+        setupRequest: (request) => ({ ...request, path: `/api/v2/administrators/${randomBetween(firstId, lastId)}` }),
+      },
+      { method: 'GET', path: '/api/v2/administrators?limit=25', headers: withSession(sessionKey) },
+      { method: 'GET', path: '/readyz' },
+    ],
+  }),
 ];
 
 export const scenarios: readonly Scenario[] = [

@@ -27,6 +27,7 @@ import { registerAuth } from './plugins/auth.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
 import { registerHttpConventions } from './plugins/http.js';
 import { registerOpenApi } from './plugins/openapi.js';
+import { registerOverloadShedding } from './plugins/overload.js';
 import { attributeDefinitionRoutes } from './subscription/attribute-definition.routes.js';
 import { attributeValueRoutes } from './subscription/attribute-value.routes.js';
 import { blacklistRoutes } from './subscription/blacklist.routes.js';
@@ -118,6 +119,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   app.addSchema(ValidationFailure);
   registerHttpConventions(app);
   registerErrorHandler(app);
+  registerOverloadShedding(app, config);
   registerAuth(app);
   await registerOpenApi(app);
   if (config.corsOrigins.length > 0) {

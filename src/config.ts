@@ -11,6 +11,7 @@ export const EnvSchema = Type.Object({
   DATABASE_URL: Type.String({ default: '', pattern: '^(|postgres(ql)?://.+)$' }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  PGLITE_MAX_REQUESTS: Type.Integer({ minimum: 0, maximum: 100_000, default: 64 }),
   PUBLIC_URL: Type.String({ default: 'http://localhost:8080', pattern: '^https?://[^\\s]+$' }),
   SESSION_TTL: Type.Integer({ minimum: 60, maximum: 31_536_000, default: 3600 }),
   ADMIN_LOGIN: Type.String({ default: '' }),
@@ -69,6 +70,8 @@ export interface Config {
   readonly databaseUrl: string;
   readonly databasePoolSize: number;
   readonly dataDir: string;
+  /** Embedded PGlite: requests handled at once beyond which new ones get 503 (0: no limit). See plugins/overload.ts. */
+  readonly pgliteMaxRequests: number;
   /** Base of every link written into mail, without a trailing slash. */
   readonly publicUrl: string;
   /** Session lifetime in seconds, fixed from login. */
@@ -180,7 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const firstError = Value.Errors(EnvSchema, converted).First();
   if (firstError) {
     const name = firstError.path.replace(/^\//, '');
-    throw new ConfigError(`Invalid environment variable ${name}=${JSON.stringify(raw[name])}: ${firstError.message}`);
+    throw new ConfigError(`Invalid environment variable ${name}=${shownValue(name, raw[name])}: ${firstError.message}`);
   }
   if (converted.ADMIN_LOGIN && !converted.ADMIN_PASSWORD) {
     throw new ConfigError('ADMIN_LOGIN is set but ADMIN_PASSWORD is not: set both, or neither.');
@@ -195,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     databaseUrl: converted.DATABASE_URL,
     databasePoolSize: converted.DATABASE_POOL_SIZE,
     dataDir: converted.DATA_DIR,
+    pgliteMaxRequests: converted.PGLITE_MAX_REQUESTS,
     publicUrl,
     sessionTtl: converted.SESSION_TTL,
     admin: Object.freeze({
@@ -249,6 +253,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     }),
     ...overrides,
   });
+}
+
+/** Variables whose whole value is a secret: an error names them but never prints them. */
+const SECRET_VARIABLES = new Set(['ADMIN_PASSWORD', 'BOUNCE_INBOUND_TOKEN']);
+
+/** A value as an error message may print it: secrets hidden, URL passwords masked (error messages reach logs). */
+function shownValue(name: string, value: unknown): string {
+  if (SECRET_VARIABLES.has(name)) return '(hidden)';
+  return JSON.stringify(typeof value === 'string' ? maskUrlPasswords(value) : value);
+}
+
+/**
+ * `scheme://user:***@host`, for each comma-separated URL, even a malformed one (that is when it is printed): what
+ * lies between the user's colon and the last `@` is replaced. Index arithmetic, no regular expression.
+ */
+export function maskUrlPasswords(value: string): string {
+  return value
+    .split(',')
+    .map((part) => {
+      const at = part.lastIndexOf('@');
+      if (at < 0) return part;
+      const slashes = part.indexOf('//');
+      const colon = part.indexOf(':', slashes >= 0 && slashes < at ? slashes + 2 : 0);
+      return colon >= 0 && colon < at ? `${part.slice(0, colon + 1)}***${part.slice(at)}` : part;
+    })
+    .join(',');
 }
 
 function parseTrustProxy(value: string): boolean | number | string {

@@ -1,10 +1,31 @@
 import type { FastifyInstance } from 'fastify';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { StartupError } from './db/data-dir.js';
 
 /*
- * What the two entry points (`server.ts`, `worker.ts`) share as processes: reading the configuration, and a graceful
- * stop on SIGTERM/SIGINT.
+ * What the two entry points (`server.ts`, `worker.ts`) share as processes: reading the configuration, start-up
+ * failures in one line, and a graceful stop on SIGTERM/SIGINT.
  */
+
+/**
+ * Runs an entry point's start. A StartupError (DATA_DIR not writable, full or in use; database unreachable) is one
+ * line on stderr and its exit code: the operator's problem, not a bug, so no stack trace. Anything else is a bug.
+ */
+export function runMain(program: string, main: () => Promise<void>): void {
+  main().catch((err: unknown) => {
+    if (err instanceof StartupError) {
+      console.error(`${program}: ${err.message}`);
+      process.exit(err.exitCode);
+    }
+    console.error(`${program}: failed to start:`, err);
+    process.exit(1);
+  });
+}
+
+/** For the operator at the terminal (start banner, generated password): stderr, so stdout stays JSON log lines. */
+export function tellOperator(text: string): void {
+  process.stderr.write(text);
+}
 
 /** The configuration, or exit 78 (EX_CONFIG) naming what is wrong. */
 export function configOrExit(program: string): Config {

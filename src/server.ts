@@ -1,7 +1,7 @@
 import { buildApp } from './app.js';
 import { ensureFirstAdministrator } from './identity/bootstrap.js';
 import { startBounceMailbox, type BounceMailbox } from './messaging/bounce-mailbox.js';
-import { configOrExit, stopOnSignals } from './process.js';
+import { configOrExit, runMain, stopOnSignals, tellOperator } from './process.js';
 import { startWorker, type SendWorker } from './sending/worker.js';
 
 /** The process: configuration, the app, listening, and a graceful close on SIGTERM/SIGINT. */
@@ -31,18 +31,15 @@ async function main(): Promise<void> {
   if (config.sendWorker) bounceMailbox = startBounceMailbox(app.ctx);
   const where = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
   const storage = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
-  process.stdout.write(`\nMailroom is listening on ${where} (storage: ${storage}, mail: ${app.ctx.mailer.kind}).\n`);
-  process.stdout.write(`API reference: ${where}/docs\n`);
+  tellOperator(`\nMailroom is listening on ${where} (storage: ${storage}, mail: ${app.ctx.mailer.kind}).\n`);
+  tellOperator(`API reference: ${where}/docs\n`);
   if (bootstrap.kind === 'generated') {
-    // Printed once, to the terminal only; it is not written to the structured log.
-    process.stdout.write(
+    // Printed once, to the terminal only (stderr); it is not written to the structured log on stdout.
+    tellOperator(
       `\nFirst start: created the super user "${bootstrap.login}" with password: ${bootstrap.password}\n` +
         'Log in with POST /api/v2/sessions and change it (PUT /api/v2/administrators/1), or set ADMIN_LOGIN/ADMIN_PASSWORD.\n\n',
     );
   }
 }
 
-main().catch((err: unknown) => {
-  console.error('mailroom: failed to start:', err);
-  process.exit(1);
-});
+runMain('mailroom', main);

@@ -1,6 +1,6 @@
 import { buildApp } from './app.js';
 import { startBounceMailbox } from './messaging/bounce-mailbox.js';
-import { configOrExit, stopOnSignals } from './process.js';
+import { configOrExit, runMain, stopOnSignals } from './process.js';
 import { startWorker } from './sending/worker.js';
 
 /**
@@ -10,6 +10,14 @@ import { startWorker } from './sending/worker.js';
  */
 async function main(): Promise<void> {
   const config = configOrExit('mailroom worker');
+  if (!config.databaseUrl) {
+    // The embedded database can be opened by one process only, and `npm start` already sends (SEND_WORKER=on).
+    console.error(
+      'mailroom worker: extra workers need PostgreSQL (set DATABASE_URL). The embedded database in DATA_DIR can be ' +
+        'opened by one process only, and `npm start` already sends campaigns itself (SEND_WORKER=on).',
+    );
+    process.exit(78);
+  }
   // Signals are handled from the start: a stop during start-up (migrations can take a while) waits for it to end.
   const signals = stopOnSignals();
 
@@ -23,7 +31,4 @@ async function main(): Promise<void> {
   signals.arm({ app, parts: () => [worker, bounceMailbox], message: 'worker shutting down: finishing mails in flight', capMs: 60_000 });
 }
 
-main().catch((err: unknown) => {
-  console.error('mailroom worker: failed to start:', err);
-  process.exit(1);
-});
+runMain('mailroom worker', main);

@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       databaseUrl: '',
       databasePoolSize: 10,
       dataDir: './data',
+      pgliteMaxRequests: 64,
       publicUrl: 'http://localhost:8080',
       sessionTtl: 3600,
       admin: { login: '', password: '', email: '' },
@@ -98,6 +99,22 @@ describe('loadConfig', () => {
       assert.throws(
         () => loadConfig({ [name]: value }),
         (err: unknown) => err instanceof ConfigError && err.message.includes(name),
+      );
+    });
+  }
+
+  for (const [name, value, shown] of [
+    ['SMTP_URL', 'smtp://mailer:s3cret-pw@smtp.example.com:587 x', '"smtp://mailer:***@smtp.example.com:587 x"'],
+    ['SMTP_URL', 'smtp://a:one@h1,smtp//b:two@h2', '"smtp://a:***@h1,smtp//b:***@h2"'],
+    ['DATABASE_URL', 'mysql://root:s3cret-pw@db/x', '"mysql://root:***@db/x"'],
+    ['BOUNCE_MAILBOX_URL', 'pop3://bounces:s3cret-pw@mail.example.com', '"pop3://bounces:***@mail.example.com"'],
+    ['BOUNCE_INBOUND_TOKEN', 's3cret-pw', '(hidden)'],
+  ] as const) {
+    test(`a malformed ${name} is reported without its password`, () => {
+      assert.throws(
+        () => loadConfig({ [name]: value }),
+        (err: unknown) =>
+          err instanceof ConfigError && err.message.startsWith(`Invalid environment variable ${name}=${shown}: `) && !/s3cret|one@|two@/.test(err.message),
       );
     });
   }

@@ -1,60 +1,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTestDatabase, type TestDatabase } from './db.js';
+import { exitWithin, listening, spawnProcess, startEntry, stop, waitForStderr, type Running } from './process.js';
 
-/*
- * The real process: `node --import tsx src/server.ts` (the same as `npx tsx src/server.ts`, without the wrapper
- * processes between the test and the server, so signals reach the server itself).
- */
-
-interface Running {
-  readonly child: ChildProcess;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  stdout: string;
-  stderr: string;
-}
-
-function start(env: Record<string, string>): Running {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: process.cwd(),
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const running: Running = {
-    child,
-    stdout: '',
-    stderr: '',
-    exited: new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal }))),
-  };
-  child.stdout!.on('data', (chunk: Buffer) => (running.stdout += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (running.stderr += chunk.toString()));
-  return running;
-}
-
-async function waitForOutput(running: Running, pattern: RegExp, timeoutMs = 60_000): Promise<RegExpExecArray> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const match = pattern.exec(running.stdout);
-    if (match) return match;
-    if (running.child.exitCode !== null) throw new Error(`server exited: ${running.stdout}\n${running.stderr}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}: ${running.stdout}\n${running.stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-async function stop(running: Running): Promise<{ code: number | null; ms: number }> {
-  const started = Date.now();
-  running.child.kill('SIGTERM');
-  const timeout = new Promise<never>((_, reject) =>
-    setTimeout(() => reject(new Error('did not exit within 20 s of SIGTERM')), 20_000).unref(),
-  );
-  const { code } = await Promise.race([running.exited, timeout]);
-  return { code, ms: Date.now() - started };
-}
+/** The real process (see test/process.ts). */
+const start = (env: Record<string, string>) => startEntry('server', env);
 
 describe('src/server.ts', () => {
   let dataDir: string;
@@ -81,17 +34,22 @@ describe('src/server.ts', () => {
   });
 
   after(async () => {
-    for (const running of children) if (running.child.exitCode === null) running.child.kill('SIGKILL');
+    for (const running of children) {
+      if (running.child.exitCode === null) running.child.kill('SIGKILL');
+      // A grandchild left running (npm's node, had npm not handed it the signal) must not hold the test open.
+      running.child.stdout?.destroy();
+      running.child.stderr?.destroy();
+    }
     await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   test('first start prints the generated password, serves, and exits 0 on SIGTERM', { timeout: 120_000 }, async () => {
-    const running = start(env);
+    const running = start({ ...env, LOG_LEVEL: 'info' });
     children.push(running);
-    const [, base] = await waitForOutput(running, /listening on (http:\/\/127\.0\.0\.1:\d+) /);
-    assert.doesNotMatch(base!, /:0$/, 'prints the bound port');
-    const [, login, password] = await waitForOutput(running, /created the super user "([^"]+)" with password: (\S+)/);
+    const base = await listening(running);
+    assert.doesNotMatch(base, /:0$/, 'prints the bound port');
+    const [, login, password] = await waitForStderr(running, /created the super user "([^"]+)" with password: (\S+)/);
     assert.equal(login, 'admin');
 
     const health = await fetch(`${base}/healthz`);
@@ -108,15 +66,34 @@ describe('src/server.ts', () => {
     assert.equal(code, 0, running.stderr);
     assert.ok(ms < 20_000);
     assert.doesNotMatch(running.stderr, /error/i);
+    // stdout is the JSON log alone: the banner and the password went to the terminal (stderr), not into it.
+    const lines = running.stdout.split('\n').filter(Boolean);
+    assert.ok(lines.length > 0, 'the info log has lines');
+    for (const line of lines) assert.doesNotThrow(() => JSON.parse(line), line);
+    assert.ok(!running.stdout.includes(password!), 'the password is not in the log');
   });
 
   test('a second start keeps the administrator and prints no password', { timeout: 120_000 }, async () => {
     const running = start(env);
     children.push(running);
-    const [, base] = await waitForOutput(running, /listening on (http:\/\/127\.0\.0\.1:\d+) .*\n.*\n/);
+    const [, base] = await waitForStderr(running, /listening on (http:\/\/127\.0\.0\.1:\d+) .*\n.*\n/);
     assert.equal((await fetch(`${base}/readyz`)).status, 200);
-    assert.doesNotMatch(running.stdout, /password:/);
+    assert.doesNotMatch(running.stderr + running.stdout, /password:/);
     assert.equal((await stop(running)).code, 0, running.stderr);
+  });
+
+  test('npm start: SIGTERM to the npm process stops the service gracefully', { timeout: 180_000 }, async () => {
+    // As Docker, systemd or a terminal's Ctrl-C stop it: the signal goes to npm, which must hand it to node.
+    const running = spawnProcess('npm', ['start'], { ...env, LOG_LEVEL: 'info' });
+    children.push(running);
+    const base = await listening(running);
+    assert.equal((await fetch(`${base}/healthz`)).status, 200);
+
+    running.child.kill('SIGTERM');
+    const { code } = await exitWithin(running, 20_000);
+    assert.equal(code, 0, running.stderr);
+    assert.match(running.stdout, /"msg":"shutting down: finishing in-flight requests"/, 'node received the signal');
+    await assert.rejects(fetch(`${base}/healthz`), 'nothing serves on the port any more');
   });
 
   test('a bad environment value exits non-zero naming the variable', { timeout: 60_000 }, async () => {

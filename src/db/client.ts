@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { sql, type SQL } from 'drizzle-orm';
@@ -6,6 +5,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
+import { dataDirError, lockDataDir, StartupError } from './data-dir.js';
 import * as schema from './schema/index.js';
 
 /** The Drizzle database, typed against the Postgres base both drivers share. */
@@ -54,11 +54,18 @@ export async function createDatabase(options: DatabaseOptions): Promise<Database
 
 async function createPglite(dataDir: string, loadDataDir?: Blob): Promise<Database> {
   let path = dataDir;
+  let unlock = () => {};
   if (!dataDir.startsWith('memory://')) {
-    mkdirSync(dataDir, { recursive: true });
+    unlock = lockDataDir(dataDir);
     path = join(dataDir, 'pgdata');
   }
-  const client = await PGlite.create(path, loadDataDir ? { loadDataDir } : {});
+  let client: PGlite;
+  try {
+    client = await PGlite.create(path, loadDataDir ? { loadDataDir } : {});
+  } catch (err) {
+    unlock();
+    throw dataDirError(dataDir, err) ?? new StartupError(`cannot open the embedded database in DATA_DIR ${dataDir}: ${reasonOf(err)}`, 1);
+  }
   const db = drizzlePglite({ client, schema }) as unknown as Db;
   return {
     db,
@@ -70,7 +77,13 @@ async function createPglite(dataDir: string, loadDataDir?: Blob): Promise<Databa
     },
     prepared: async <T>(_name: string, text: string, values: readonly unknown[]) =>
       (await client.query<T>(text, values as unknown[])).rows,
-    close: () => client.close(),
+    close: async () => {
+      try {
+        await client.close();
+      } finally {
+        unlock();
+      }
+    },
   };
 }
 
@@ -79,6 +92,13 @@ async function createPostgres(url: string, poolSize: number): Promise<Database> 
   const pool = new pg.Pool({ connectionString: url, max: poolSize, options: '-c jit=off' });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  try {
+    // One connection now, so an unreachable database is reported at start in one line, not at the first query.
+    (await pool.connect()).release();
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw new StartupError(`cannot connect to PostgreSQL at ${describeTarget(url)}: ${reasonOf(err)}`, 69);
+  }
   const db = drizzlePg({ client: pool, schema }) as unknown as Db;
   return {
     db,
@@ -101,4 +121,45 @@ async function createPostgres(url: string, poolSize: number): Promise<Database> 
       (await pool.query<T & pg.QueryResultRow>({ name, text, values: values as unknown[] })).rows,
     close: () => pool.end(),
   };
+}
+
+/** `host:port/database` of a connection string, without user or password. */
+function describeTarget(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const host = parsed.hostname || parsed.searchParams.get('host') || 'localhost';
+    return `${host}:${parsed.port || '5432'}/${decodeURIComponent(parsed.pathname.slice(1))}`;
+  } catch {
+    return '(unparsable DATABASE_URL)';
+  }
+}
+
+/** A driver error's own words; a refused connection to a name with several addresses is an AggregateError. */
+function reasonOf(err: unknown): string {
+  const { message, code, errors } = err as { message?: unknown; code?: unknown; errors?: unknown };
+  if (typeof message === 'string' && message) return message;
+  if (Array.isArray(errors) && errors.length > 0) return reasonOf(errors[0]);
+  return typeof code === 'string' ? code : String(err);
+}
+
+/** Node's socket errors that mean the database cannot be reached. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+/** node-postgres's own words for a lost or unobtainable connection (it gives them no code). */
+const UNREACHABLE_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended)/;
+
+/**
+ * Whether a query failed because the database cannot be reached (refused, lost, shutting down, starting up, out of
+ * connections) rather than because of the query: such a request is answered 503, not 500. Drizzle wraps the
+ * driver's error, which then sits on `cause`.
+ */
+export function isDatabaseUnreachable(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === 'string') {
+      // Class 08: connection exception; 57P01-57P03: shutting down or starting; 53300: too many connections.
+      if (UNREACHABLE_CODES.has(code) || code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300') return true;
+    }
+    if (typeof message === 'string' && UNREACHABLE_MESSAGE.test(message)) return true;
+  }
+  return false;
 }

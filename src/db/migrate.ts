@@ -46,11 +46,13 @@ export async function loadSecrets(db: Db): Promise<AppContext['secrets']> {
 
 // `npm run db:migrate`: apply migrations to the configured database and exit.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { loadConfig } = await import('../config.js');
+  const { configOrExit, runMain } = await import('../process.js');
   const { createDatabase } = await import('./client.js');
-  const config = loadConfig();
-  const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  await migrate(database);
-  await database.close();
-  console.warn('migrations applied');
+  runMain('mailroom db:migrate', async () => {
+    const config = configOrExit('mailroom db:migrate');
+    const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    await migrate(database);
+    await database.close();
+    console.warn('migrations applied');
+  });
 }

@@ -1,5 +1,6 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { HttpError, ValidationError, driverCode } from '../shared/errors.js';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { isDatabaseUnreachable } from '../db/client.js';
+import { HttpError, ServiceUnavailableError, ValidationError, driverCode } from '../shared/errors.js';
 import { formatValidationErrors } from '../shared/validation.js';
 import { routeNotFoundMessage } from './http.js';
 
@@ -21,8 +22,11 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (error instanceof ValidationError) {
       return reply.code(422).send({ message: error.message, errors: error.errors });
     }
-    if (error instanceof HttpError) {
-      return reply.code(error.statusCode).headers(error.headers).send({ message: error.message });
+    if (error instanceof HttpError) return sendHttpError(reply, error);
+    if (isDatabaseUnreachable(error)) {
+      // Not the request's fault, and over in a moment (the pool reconnects by itself): tell the client to retry.
+      request.log.warn({ err: error }, 'database unreachable: answered 503');
+      return sendHttpError(reply, new ServiceUnavailableError('The database is unreachable: try again shortly.', DATABASE_RETRY_SECONDS));
     }
     if (driverCode(error) === '23505') {
       // A uniqueness race the service's own check could not see (two writers at once).
@@ -38,6 +42,13 @@ export function registerErrorHandler(app: FastifyInstance): void {
     return reply.code(500).send({ message: ownMessage || `Internal server error (request ${request.id})` });
   });
 }
+
+function sendHttpError(reply: FastifyReply, error: HttpError): FastifyReply {
+  return reply.code(error.statusCode).headers(error.headers).send({ message: error.message });
+}
+
+/** Retry-After while the database is unreachable: the pool reconnects within a second once it is back. */
+const DATABASE_RETRY_SECONDS = 5;
 
 function clientErrorMessage(error: FastifyError): string {
   switch (error.code) {

@@ -55,6 +55,13 @@ export class TooManyRequestsError extends HttpError {
   }
 }
 
+/** The service cannot answer now (database unreachable, overloaded): 503 with Retry-After. */
+export class ServiceUnavailableError extends HttpError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super(503, message, { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+  }
+}
+
 /** A business rule failed: 422 with a plain message (no per-field errors). */
 export class UnprocessableError extends HttpError {
   constructor(message: string) {

@@ -1,0 +1,84 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { openTestDatabase, type TestDatabase } from './db.js';
+
+/*
+ * Load shedding (src/plugins/overload.ts) with PGLITE_MAX_REQUESTS=2: requests beyond two in the house get 503 at
+ * once. Requests are held in the house by an open transaction, which holds PGlite's one connection.
+ */
+
+const pglite = !process.env.DATABASE_URL;
+
+describe('PGLITE_MAX_REQUESTS', () => {
+  let testDb: TestDatabase;
+  let app: FastifyInstance;
+  let dataDir: string;
+
+  before(async () => {
+    testDb = await openTestDatabase();
+    dataDir = mkdtempSync(join(tmpdir(), 'mailroom-overload-'));
+    const config = loadConfig({
+      LOG_LEVEL: 'silent',
+      DATA_DIR: dataDir,
+      DATABASE_URL: testDb.url,
+      SEND_WORKER: 'off',
+      PGLITE_MAX_REQUESTS: '2',
+    });
+    app = await buildApp({ config, database: testDb.database, migrate: false });
+    await app.ready();
+  });
+
+  after(async () => {
+    await app?.close();
+    await testDb?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Runs `fn` while a transaction holds the database, so requests that query it wait in the house. */
+  async function whileDatabaseHeld(fn: () => Promise<void>): Promise<void> {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const begun = new Promise<void>((resolve) => (started = resolve));
+    const transaction = app.ctx.db.transaction(async () => {
+      started();
+      await held;
+    });
+    await begun;
+    try {
+      await fn();
+    } finally {
+      release();
+      await transaction;
+    }
+  }
+
+  test('past the limit a request is answered 503 with Retry-After at once; /healthz always; then all is served again', { skip: !pglite && 'the limit applies to the embedded database only', timeout: 30_000 }, async () => {
+    let waiting: Promise<LightMyRequestResponse>[] = [];
+    await whileDatabaseHeld(async () => {
+      waiting = [app.inject({ method: 'GET', url: '/readyz' }), app.inject({ method: 'GET', url: '/readyz' })];
+      await new Promise((resolve) => setTimeout(resolve, 50)); // both are in the house, waiting for the database
+
+      const shed = await app.inject({ method: 'GET', url: '/api/v2/lists' });
+      assert.equal(shed.statusCode, 503);
+      assert.equal(shed.headers['retry-after'], '1');
+      assert.deepEqual(shed.json(), { message: 'The service is overloaded: try again shortly.' });
+      assert.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200, 'liveness is never shed');
+    });
+    // Released, the two admitted ones are answered normally.
+    for (const response of await Promise.all(waiting)) assert.equal(response.statusCode, 200);
+    // Each answered request left the count: three at a time fit again, one after the other.
+    for (let i = 0; i < 3; i++) assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+  });
+
+  test('on PostgreSQL nothing is shed', { skip: pglite && 'PostgreSQL only', timeout: 30_000 }, async () => {
+    const responses = await Promise.all([1, 2, 3, 4].map(() => app.inject({ method: 'GET', url: '/readyz' })));
+    assert.deepEqual(responses.map((r) => r.statusCode), [200, 200, 200, 200]);
+  });
+});

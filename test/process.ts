@@ -1,0 +1,80 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/*
+ * The service as a process, for the tests of start-up, signals and what goes to stdout/stderr: `node --import tsx
+ * src/<entry>.ts` (the same as `npx tsx …`, without the wrapper processes between the test and the service, so signals
+ * reach the service itself), or any other command (`npm start`).
+ */
+
+export interface Running {
+  readonly child: ChildProcess;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stdout: string;
+  stderr: string;
+}
+
+/** Spawns `command args` in the checkout with `env` on top of this process's environment. */
+export function spawnProcess(command: string, args: readonly string[], env: Record<string, string>): Running {
+  const child = spawn(command, args, { cwd: process.cwd(), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const running: Running = {
+    child,
+    stdout: '',
+    stderr: '',
+    exited: new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal }))),
+  };
+  child.stdout!.on('data', (chunk: Buffer) => (running.stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (running.stderr += chunk.toString()));
+  return running;
+}
+
+/** `src/server.ts` (or `src/worker.ts`) through the tsx loader. */
+export function startEntry(entry: 'server' | 'worker', env: Record<string, string>): Running {
+  return spawnProcess(process.execPath, ['--import', 'tsx', `src/${entry}.ts`], env);
+}
+
+/** The start banner and the generated password are written to stderr (stdout carries the JSON log). */
+export async function waitForStderr(running: Running, pattern: RegExp, timeoutMs = 60_000): Promise<RegExpExecArray> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const match = pattern.exec(running.stderr);
+    if (match) return match;
+    if (running.child.exitCode !== null) throw new Error(`exited with ${running.child.exitCode}: ${running.stdout}\n${running.stderr}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}: ${running.stdout}\n${running.stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The base URL of a started service, from its banner. */
+export async function listening(running: Running): Promise<string> {
+  const [, base] = await waitForStderr(running, /listening on (http:\/\/127\.0\.0\.1:\d+) /);
+  return base!;
+}
+
+/** Sends SIGTERM and waits up to 20 s for the exit. */
+export async function stop(running: Running): Promise<{ code: number | null; ms: number }> {
+  const started = Date.now();
+  running.child.kill('SIGTERM');
+  return { code: (await exitWithin(running, 20_000)).code, ms: Date.now() - started };
+}
+
+export async function exitWithin(running: Running, ms: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`did not exit within ${ms / 1000} s: ${running.stdout}\n${running.stderr}`)), ms);
+  });
+  try {
+    return await Promise.race([running.exited, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Whether a pid is a running process. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
