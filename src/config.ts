@@ -51,6 +51,7 @@ export const EnvSchema = Type.Object({
   // Empty: POST /api/v2/bounces/inbound answers 404. Otherwise a secret of 16 characters or more.
   BOUNCE_INBOUND_TOKEN: Type.String({ default: '', pattern: '^(|[\\x21-\\x7e]{16,512})$' }),
   BOUNCE_MAX_SIZE: Type.Integer({ minimum: 1024, maximum: 209_715_200, default: 10_485_760 }),
+  BOUNCE_READ_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 2000 }),
   BOUNCE_MAILBOX_URL: Type.String({ default: '', pattern: '^(|imaps?://[^\\s]+)$' }),
   BOUNCE_POLL_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
   BOUNCE_MAILBOX_PROCESSED: Type.String({ minLength: 1, maxLength: 200, default: 'Processed' }),
@@ -105,6 +106,11 @@ export interface BounceConfig {
   readonly inboundToken: string;
   /** Largest bounce message in bytes, over HTTP (larger → 413) and read from the mailbox. */
   readonly maxSize: number;
+  /**
+   * Time reading one message may take (default 2000 ms); past it the message counts as unreadable: 422 over HTTP,
+   * flagged and left in the mailbox, never retried. Optional so that tests may build this object by hand.
+   */
+  readonly readTimeoutMs?: number;
   /** `imap://user:pass@host:port/INBOX` or `imaps://…`; empty: no mailbox is read. */
   readonly mailboxUrl: string;
   readonly pollSeconds: number;
@@ -223,6 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     bounces: Object.freeze({
       inboundToken: converted.BOUNCE_INBOUND_TOKEN,
       maxSize: converted.BOUNCE_MAX_SIZE,
+      readTimeoutMs: converted.BOUNCE_READ_TIMEOUT_MS,
       mailboxUrl: converted.BOUNCE_MAILBOX_URL,
       pollSeconds: converted.BOUNCE_POLL_SECONDS,
       processedFolder: converted.BOUNCE_MAILBOX_PROCESSED,

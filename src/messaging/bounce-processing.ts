@@ -98,7 +98,7 @@ export async function processBounce(
   source: BounceSource,
   rules?: readonly ActiveRule[],
 ): Promise<BounceOutcome> {
-  const report = readBounce(raw);
+  const report = readBounce(raw, ctx.config.bounces.readTimeoutMs);
   const active = rules ?? (await loadActiveRules(ctx.db));
   // A "delivered" report is no failure: nothing to match rules against.
   const rule = report.kind === null ? null : (active.find((r) => r.pattern && matchesBounceRule(r.pattern, report.text)) ?? null);
