@@ -43,6 +43,8 @@ export const EnvSchema = Type.Object({
   SEND_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 500 }),
   ATTACHMENT_MAX_SIZE: Type.Integer({ minimum: 1, default: 26_214_400 }),
   IMAGE_CHECK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 }),
+  // For tests only: lets check_external_images reach a loopback server. Never on in production.
+  IMAGE_CHECK_ALLOW_LOOPBACK: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'off' }),
   FORWARD_EMAIL_COUNT: Type.Integer({ minimum: 1, maximum: 100, default: 1 }),
   FORWARD_PERSONAL_NOTE_SIZE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
   FORWARD_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 5 }),
@@ -93,6 +95,8 @@ export interface Config {
   readonly attachmentMaxSize: number;
   /** How long a template's `check_external_images` waits for each image's HEAD answer. */
   readonly imageCheckTimeoutMs: number;
+  /** Tests only: check_external_images may request loopback addresses (every other non-public one stays refused). */
+  readonly imageCheckAllowLoopback: boolean;
   /** Forward to a friend (reference §5.17). */
   readonly forward: ForwardConfig;
   /** Open and click recording (tracking/event-buffer.ts). */
@@ -220,6 +224,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     }),
     attachmentMaxSize: converted.ATTACHMENT_MAX_SIZE,
     imageCheckTimeoutMs: converted.IMAGE_CHECK_TIMEOUT_MS,
+    imageCheckAllowLoopback: converted.IMAGE_CHECK_ALLOW_LOOPBACK === 'on',
     forward: Object.freeze({
       emailCount: converted.FORWARD_EMAIL_COUNT,
       personalNoteSize: converted.FORWARD_PERSONAL_NOTE_SIZE,

@@ -120,6 +120,7 @@ async function validate(ctx: AppContext, body: TemplateBody, content: string | n
       const failures = await checkExternalImages(
         refs.images.map((i) => i.src),
         ctx.config.imageCheckTimeoutMs,
+        { allowLoopback: ctx.config.imageCheckAllowLoopback },
       );
       for (const message of failures) add('content', message);
     }
