@@ -17,16 +17,20 @@ export interface HeaderField {
 }
 
 export class Headers {
-  /** The first value of each name: a message may have a million fields, and each is looked up several times. */
-  private readonly first = new Map<string, string>();
+  /** The first value of each name, made on the first look-up of a long header (each is looked up several times). */
+  private first: Map<string, string> | null = null;
 
-  constructor(readonly fields: readonly HeaderField[]) {
-    for (const f of fields) if (!this.first.has(f.name)) this.first.set(f.name, f.value);
-  }
+  constructor(readonly fields: readonly HeaderField[]) {}
 
   /** The first value of a field (case-insensitive name), or null. */
   get(name: string): string | null {
-    return this.first.get(name.toLowerCase()) ?? null;
+    const lower = name.toLowerCase();
+    if (this.fields.length <= 32) return this.fields.find((f) => f.name === lower)?.value ?? null;
+    if (!this.first) {
+      this.first = new Map();
+      for (const f of this.fields) if (!this.first.has(f.name)) this.first.set(f.name, f.value);
+    }
+    return this.first.get(lower) ?? null;
   }
 
   has(name: string): boolean {
