@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { takeStrict } from '../sending/rate-limit.js';
 import { decodeUnsubscribeToken } from '../sending/unsubscribe-token.js';
@@ -144,7 +145,9 @@ export async function subscribe(ctx: AppContext, pageId: number, body: PublicSub
 async function takeSignUp(ctx: AppContext, email: string, clientIp: string | null): Promise<void> {
   const client = await takeStrict(ctx.db, `page-client:${clientIp ?? 'unknown'}`, MAIL_WINDOW, ctx.config.subscribePageClientLimit);
   if (!client.granted) throw new TooManyRequestsError(TOO_MANY_CLIENT, client.retryAfter);
-  const address = await takeStrict(ctx.db, `page-address:${email.toLowerCase()}`, MAIL_WINDOW, 1);
+  // The address itself is not stored in the rate table: a digest names its window.
+  const digest = createHash('sha256').update(email.toLowerCase()).digest('base64url');
+  const address = await takeStrict(ctx.db, `page-address:${digest}`, MAIL_WINDOW, 1);
   if (!address.granted) throw new TooManyRequestsError(TOO_MANY_ADDRESS, address.retryAfter);
 }
 
@@ -177,6 +180,7 @@ export async function joinByToken(ctx: AppContext, token: string | undefined, or
   if (!target) return 'unknown';
   const [subscriber, list] = await Promise.all([findSubscriberByUniqueId(ctx.db, target.uniqueId), findList(ctx.db, target.listId)]);
   if (!subscriber || subscriber.blacklisted || !list) return 'unknown';
+  if ((await blacklistedAmong(ctx.db, [subscriber.email])).size > 0) return 'unknown';
   await ctx.db.transaction(async (tx) => {
     const added = await insertSubscriptions(tx, list.id, [subscriber.id]);
     if (added.has(subscriber.id)) {

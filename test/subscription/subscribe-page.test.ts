@@ -418,6 +418,9 @@ describe('POST /api/v2/public/subscribe-pages/{id}', () => {
     assert.equal(forged.body, '<h1>This link is not valid or has expired.</h1>');
     const missing = await t.inject({ method: 'GET', url: '/api/v2/public/list-subscriptions/confirm' });
     assert.equal(missing.statusCode, 400);
+    // A blacklisted address's link no longer works.
+    await t.db.insert(blacklist).values({ email: known.email, reason: 'asked' });
+    assert.equal((await t.inject({ method: 'GET', url })).statusCode, 404);
   });
 
   test('a blacklisted address (entry or flag) is never subscribed nor created, and the answer does not tell', async () => {
