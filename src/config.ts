@@ -114,7 +114,7 @@ export interface BounceConfig {
   /** Largest bounce message in bytes, over HTTP (larger → 413) and read from the mailbox. */
   readonly maxSize: number;
   /**
-   * Time reading one message may take (default 2000 ms); past it the message counts as unreadable: 422 over HTTP,
+   * CPU time reading one message may take (default 2000 ms); past it the message counts as unreadable: 422 over HTTP,
    * flagged and left in the mailbox, never retried. Optional so that tests may build this object by hand.
    */
   readonly readTimeoutMs?: number;
