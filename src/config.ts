@@ -45,15 +45,19 @@ export const EnvSchema = Type.Object({
   ATTACHMENT_MAX_SIZE: Type.Integer({ minimum: 1, default: 26_214_400 }),
   ATTACHMENT_STORE: Type.Union([Type.Literal(''), Type.Literal('database'), Type.Literal('disk')], { default: '' }),
   IMAGE_CHECK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 }),
+  // For tests only: lets check_external_images reach a loopback server. Never on in production.
+  IMAGE_CHECK_ALLOW_LOOPBACK: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'off' }),
   FORWARD_EMAIL_COUNT: Type.Integer({ minimum: 1, maximum: 100, default: 1 }),
   FORWARD_PERSONAL_NOTE_SIZE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
   FORWARD_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 5 }),
+  SUBSCRIBE_PAGE_CLIENT_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 10 }),
   TRACKING_FLUSH_MS: Type.Integer({ minimum: 5, maximum: 10_000, default: 50 }),
   TRACKING_MACHINE_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 2 }),
   TRACKING_RATE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 20 }),
   // Empty: POST /api/v2/bounces/inbound answers 404. Otherwise a secret of 16 characters or more.
   BOUNCE_INBOUND_TOKEN: Type.String({ default: '', pattern: '^(|[\\x21-\\x7e]{16,512})$' }),
   BOUNCE_MAX_SIZE: Type.Integer({ minimum: 1024, maximum: 209_715_200, default: 10_485_760 }),
+  BOUNCE_READ_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 2000 }),
   BOUNCE_MAILBOX_URL: Type.String({ default: '', pattern: '^(|imaps?://[^\\s]+)$' }),
   BOUNCE_POLL_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
   BOUNCE_MAILBOX_PROCESSED: Type.String({ minLength: 1, maxLength: 200, default: 'Processed' }),
@@ -103,8 +107,12 @@ export interface Config {
   readonly attachmentStore: 'database' | 'disk';
   /** How long a template's `check_external_images` waits for each image's HEAD answer. */
   readonly imageCheckTimeoutMs: number;
+  /** Tests only: check_external_images may request loopback addresses (every other non-public one stays refused). */
+  readonly imageCheckAllowLoopback: boolean;
   /** Forward to a friend (reference §5.17). */
   readonly forward: ForwardConfig;
+  /** Sign-ups one client address may post to the public subscribe pages in 10 minutes (more → 429). */
+  readonly subscribePageClientLimit: number;
   /** Open and click recording (tracking/event-buffer.ts). */
   readonly tracking: TrackingConfig;
   /** Bounce processing (messaging/bounce-processing.ts, bounce-mailbox.ts, bounce-inbound.routes.ts). */
@@ -116,6 +124,11 @@ export interface BounceConfig {
   readonly inboundToken: string;
   /** Largest bounce message in bytes, over HTTP (larger → 413) and read from the mailbox. */
   readonly maxSize: number;
+  /**
+   * CPU time reading one message may take (default 2000 ms); past it the message counts as unreadable: 422 over HTTP,
+   * flagged and left in the mailbox, never retried. Optional so that tests may build this object by hand.
+   */
+  readonly readTimeoutMs?: number;
   /** `imap://user:pass@host:port/INBOX` or `imaps://…`; empty: no mailbox is read. */
   readonly mailboxUrl: string;
   readonly pollSeconds: number;
@@ -232,6 +245,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     attachmentMaxSize: converted.ATTACHMENT_MAX_SIZE,
     attachmentStore: converted.ATTACHMENT_STORE || (converted.DATABASE_URL ? 'database' : 'disk'),
     imageCheckTimeoutMs: converted.IMAGE_CHECK_TIMEOUT_MS,
+    imageCheckAllowLoopback: converted.IMAGE_CHECK_ALLOW_LOOPBACK === 'on',
+    subscribePageClientLimit: converted.SUBSCRIBE_PAGE_CLIENT_LIMIT,
     forward: Object.freeze({
       emailCount: converted.FORWARD_EMAIL_COUNT,
       personalNoteSize: converted.FORWARD_PERSONAL_NOTE_SIZE,
@@ -245,6 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     bounces: Object.freeze({
       inboundToken: converted.BOUNCE_INBOUND_TOKEN,
       maxSize: converted.BOUNCE_MAX_SIZE,
+      readTimeoutMs: converted.BOUNCE_READ_TIMEOUT_MS,
       mailboxUrl: converted.BOUNCE_MAILBOX_URL,
       pollSeconds: converted.BOUNCE_POLL_SECONDS,
       processedFolder: converted.BOUNCE_MAILBOX_PROCESSED,

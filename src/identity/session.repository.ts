@@ -49,25 +49,22 @@ export async function deleteExpiredSessions(db: Executor): Promise<void> {
   await db.delete(sessions).where(lt(sessions.expiresAt, sql`now() - interval '1 day'`));
 }
 
-/** Failures in the window for this login name and for this client address, and the oldest of each. */
-export async function countRecentFailures(db: Executor, loginName: string, clientIp: string, windowSeconds: number) {
-  const [row] = await queryRows<{ by_login: number; by_ip: number; oldest_login: string | null; oldest_ip: string | null }>(db, sql`
-    select
-      count(*) filter (where lower(login_name) = lower(${loginName}))::int as by_login,
-      count(*) filter (where client_ip = ${clientIp})::int as by_ip,
-      min(created_at) filter (where lower(login_name) = lower(${loginName}))::text as oldest_login,
-      min(created_at) filter (where client_ip = ${clientIp})::text as oldest_ip
-    from ${loginFailures}
-    where created_at > now() - make_interval(secs => ${windowSeconds})
-      and (lower(login_name) = lower(${loginName}) or client_ip = ${clientIp})`);
-  return row!;
+/**
+ * Takes a login attempt's place among the window's failures before its password is checked (routine
+ * 045_login_attempt.sql, which says who is refused): `attempt` is the row to delete when the password was right,
+ * null when refused, with the seconds until the oldest counted failure leaves the window.
+ */
+export async function takeLoginAttempt(db: Executor, loginName: string, clientIp: string, windowSeconds: number, max: number) {
+  const [row] = await queryRows<{ r_attempt: string | number | null; r_retry_after: number | null }>(
+    db,
+    sql`select * from login_attempt_take(${loginName}, ${clientIp}, ${windowSeconds}::int, ${max}::int)`,
+  );
+  return { attempt: row!.r_attempt === null ? null : Number(row!.r_attempt), retryAfter: row!.r_retry_after ?? windowSeconds };
 }
 
-export async function recordFailure(db: Executor, loginName: string, clientIp: string, windowSeconds: number) {
-  await db.insert(loginFailures).values({ loginName, clientIp });
-  await db.delete(loginFailures).where(lt(loginFailures.createdAt, sql`now() - make_interval(secs => ${windowSeconds})`));
-}
-
-export async function clearFailuresForLogin(db: Executor, loginName: string) {
-  await db.delete(loginFailures).where(sql`lower(${loginFailures.loginName}) = lower(${loginName})`);
+/** After a right password: the attempt was no failure, and neither were this address's earlier ones for this name. */
+export async function clearFailures(db: Executor, attempt: number, loginName: string, clientIp: string) {
+  await db
+    .delete(loginFailures)
+    .where(sql`${loginFailures.id} = ${attempt} or (lower(${loginFailures.loginName}) = lower(${loginName}) and ${loginFailures.clientIp} = ${clientIp})`);
 }

@@ -8,27 +8,25 @@ import { hashSecret, newSecret } from './tokens.js';
 
 /**
  * Logs an administrator in. Any enabled administrator may log in (privileges are checked per request).
- * Failed attempts are counted per login name and per client address, in the database so that every API process
- * shares the count; past the limit the caller is told when to come back.
+ * Failed attempts are counted per client address and per login name, in the database so that every API process
+ * shares the count. Each attempt is counted as a failure *before* its password is checked, atomically (routine
+ * 045_login_attempt.sql), so parallel guesses cannot all slip under the limit; a right password takes it back.
+ * Past the limit the caller is told when to come back. An address that has not failed is never refused for the
+ * login name's failures: someone failing on purpose cannot lock the administrator out.
  */
 export async function login(ctx: AppContext, loginName: string, password: string, clientIp: string) {
   const { loginMaxFailures: max, loginFailureWindow: window } = ctx.config;
-  const recent = await sessions.countRecentFailures(ctx.db, loginName, clientIp, window);
-  if (recent.by_login >= max || recent.by_ip >= max) {
-    const oldest = recent.by_login >= max ? recent.oldest_login : recent.oldest_ip;
-    const retryAfter = oldest ? (new Date(oldest).getTime() + window * 1000 - Date.now()) / 1000 : window;
-    throw new TooManyRequestsError('Too many failed login attempts. Try again later.', retryAfter);
-  }
+  const { attempt, retryAfter } = await sessions.takeLoginAttempt(ctx.db, loginName, clientIp, window, max);
+  if (attempt === null) throw new TooManyRequestsError('Too many failed login attempts. Try again later.', retryAfter);
 
   const admin = await findAdministratorByLogin(ctx.db, loginName);
   const valid = admin ? await verifyPassword(password, admin.passwordHash) : (await burnPasswordCheck(password), false);
   if (!admin || !valid || admin.disabled) {
-    await sessions.recordFailure(ctx.db, loginName, clientIp, window);
     ctx.log.info({ event: 'login_failed' }, 'failed administrator login');
     throw new UnauthorizedError('Not authorized');
   }
 
-  await sessions.clearFailuresForLogin(ctx.db, loginName);
+  await sessions.clearFailures(ctx.db, attempt, loginName, clientIp);
   await sessions.deleteExpiredSessions(ctx.db);
   const key = newSecret();
   const expiresAt = new Date(Date.now() + ctx.config.sessionTtl * 1000);

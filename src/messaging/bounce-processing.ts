@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import type { Executor } from '../db/client.js';
-import { compileBounceRule, matchesBounceRule } from './bounce-rule.pattern.js';
+import { compileBounceRule, matchesBounceRule, type BounceRulePattern } from './bounce-rule.pattern.js';
 import * as repo from './bounce-processing.repository.js';
 import { readBounce, type BounceKind, type BounceReport } from './dsn.js';
 
@@ -49,7 +49,7 @@ export type BounceSource = 'http' | 'mailbox';
 export interface ActiveRule {
   readonly id: number;
   readonly action: string;
-  readonly pattern: RegExp | null;
+  readonly pattern: BounceRulePattern | null;
 }
 
 /**
@@ -60,7 +60,7 @@ export interface ActiveRule {
 const RULES_TTL_MS = 2000;
 /** Per database (tests run several in one process). */
 let rulesCache = new WeakMap<Executor, { at: number; rules: Promise<ActiveRule[]> }>();
-const compiled = new Map<string, RegExp | null>();
+const compiled = new Map<string, BounceRulePattern | null>();
 
 export function invalidateBounceRules(): void {
   rulesCache = new WeakMap();
@@ -76,7 +76,7 @@ export function loadActiveRules(db: Executor): Promise<ActiveRule[]> {
   return rules;
 }
 
-function compile(regex: string): RegExp | null {
+function compile(regex: string): BounceRulePattern | null {
   if (!compiled.has(regex)) {
     if (compiled.size > 1000) compiled.clear();
     try {
@@ -98,7 +98,7 @@ export async function processBounce(
   source: BounceSource,
   rules?: readonly ActiveRule[],
 ): Promise<BounceOutcome> {
-  const report = readBounce(raw);
+  const report = readBounce(raw, ctx.config.bounces.readTimeoutMs);
   const active = rules ?? (await loadActiveRules(ctx.db));
   // A "delivered" report is no failure: nothing to match rules against.
   const rule = report.kind === null ? null : (active.find((r) => r.pattern && matchesBounceRule(r.pattern, report.text)) ?? null);

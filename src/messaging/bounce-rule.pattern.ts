@@ -1,9 +1,12 @@
-import safeRegex from 'safe-regex2';
+import { RE2JS, RE2JSException } from 're2js';
 
 /*
  * Bounce rules are written as PHP/PCRE patterns with delimiters (`/mailbox is full/i`), as phpList stores them.
- * This module turns one into a JavaScript RegExp, refusing what JavaScript would read differently and what could
- * backtrack exponentially; bounce processing matches with `matchesBounceRule`, which also caps the input.
+ * This module compiles one for RE2JS, a JavaScript port of RE2: matching takes time linear in the text whatever
+ * the pattern, so no rule can block the server (issue 17: `/(a|a)+$/` on 28 `a`s and a `!` took 6 s in the
+ * backtracking engine, although safe-regex2 had let it through). The accepted syntax is RE2's (PCRE's without
+ * backreferences, lookaround, atomic groups, possessive quantifiers, recursion and conditionals); docs/api.md lists
+ * it. Bounce processing matches with `matchesBounceRule`, which also caps the input.
  */
 
 export const MAX_PATTERN_LENGTH = 500;
@@ -12,40 +15,42 @@ export const MAX_MATCH_INPUT = 20_000;
 
 export class BounceRulePatternError extends Error {}
 
+/** A compiled rule (RE2JS). */
+export type BounceRulePattern = RE2JS;
+
 const INVALID = 'Invalid regular expression pattern.';
+const BACKREFERENCE = 'Backreferences (\\1, \\k<name>, \\g) are not supported: bounce rules run in a linear-time engine (RE2).';
+const LOOKAROUND = 'Lookahead and lookbehind ((?=, (?!, (?<=, (?<!) are not supported: bounce rules run in a linear-time engine (RE2).';
 const CLOSING: Record<string, string> = { '(': ')', '[': ']', '{': '}', '<': '>' };
-/** Characters that mean something in a JavaScript pattern, so an escaped delimiter among them stays escaped. */
+/** Characters that mean something in a pattern, so an escaped delimiter among them stays escaped. */
 const META = new Set([...'\\^$.|?*+()[]{}/-']);
-/** Letter escapes JavaScript understands (outside the `u` flag `\p`/`\P` would silently be letters). */
-const JS_LETTER_ESCAPES = new Set([...'dDwWsSbBnrtfvcxuk']);
+const FLAGS: Record<string, number> = { i: RE2JS.CASE_INSENSITIVE, m: RE2JS.MULTILINE, s: RE2JS.DOTALL, u: 0, x: 0 };
 
 /** Compiles a delimited PCRE pattern with flags `i m s x u`; throws BounceRulePatternError saying what is wrong. */
-export function compileBounceRule(regex: string): RegExp {
+export function compileBounceRule(regex: string): BounceRulePattern {
   const pattern = regex.trim();
   if (pattern.length > MAX_PATTERN_LENGTH) {
     throw new BounceRulePatternError(`The pattern is too long. It should have ${MAX_PATTERN_LENGTH} characters or less.`);
   }
   const { body, flags } = splitDelimited(pattern);
+  let bits = 0;
   for (const flag of flags) {
-    if (!'imsxu'.includes(flag)) throw new BounceRulePatternError(`Unsupported flag "${flag}": use i, m, s, x or u.`);
+    if (!(flag in FLAGS)) throw new BounceRulePatternError(`Unsupported flag "${flag}": use i, m, s, x or u.`);
+    bits |= FLAGS[flag]!;
   }
-  const source = translate(flags.includes('x') ? stripExtended(body) : body, pattern[0]!, flags.includes('u'));
-  let compiled: RegExp;
+  const source = translate(flags.includes('x') ? stripExtended(body) : body, pattern[0]!);
   try {
-    compiled = new RegExp(source, [...new Set(flags.replace('x', ''))].join(''));
-  } catch {
-    throw new BounceRulePatternError(INVALID);
+    return RE2JS.compile(source, bits);
+  } catch (err) {
+    if (!(err instanceof RE2JSException)) throw err;
+    // RE2's own words name the construct: "invalid escape sequence: `\G`".
+    const reason = err.message.replace(/^error parsing regexp: /, '');
+    throw new BounceRulePatternError(`Invalid regular expression pattern: ${reason}.`);
   }
-  // safe-regex2's parser knows no lookbehind; for counting nested quantifiers a plain group is the same.
-  if (!safeRegex(compiled.source.replace(/\(\?<([=!])/g, '(?:'))) {
-    throw new BounceRulePatternError('The pattern could take exponential time (nested or overlapping quantifiers); simplify it.');
-  }
-  return compiled;
 }
 
 /** Whether the rule matches the bounce text (its first MAX_MATCH_INPUT characters). */
-export function matchesBounceRule(rule: RegExp, text: string): boolean {
-  rule.lastIndex = 0;
+export function matchesBounceRule(rule: BounceRulePattern, text: string): boolean {
   return rule.test(text.length > MAX_MATCH_INPUT ? text.slice(0, MAX_MATCH_INPUT) : text);
 }
 
@@ -95,11 +100,11 @@ function stripExtended(body: string): string {
 }
 
 /**
- * PCRE → JavaScript for what differs: `\A`, `\z`, `\Z`, `\e`, `\a`, `(?P<name>`, `(?#…)`, an escaped delimiter.
- * Other PCRE-only escapes (`\G`, `\K`, `\Q…\E`, `\h`, `\R` …) would be read by JavaScript as plain letters, so they
- * are refused; PCRE-only groups and quantifiers (`(?>`, `a++`) make the RegExp constructor throw.
+ * PCRE → RE2 for what differs: `\Z`, `\e`, `(?#…)` and an escaped delimiter are rewritten; backreferences and
+ * lookaround are refused with a message of their own (RE2's would be cryptic). Everything else RE2 reads itself
+ * (`\A`, `\z`, `\Q…\E`, `(?P<name>`, `\p{L}`, inline flags) or refuses with its own reason.
  */
-function translate(body: string, delimiter: string, unicode: boolean): string {
+function translate(body: string, delimiter: string): string {
   let out = '';
   let inClass = false;
   for (let i = 0; i < body.length; i++) {
@@ -109,7 +114,10 @@ function translate(body: string, delimiter: string, unicode: boolean): string {
       i++;
       if (next === undefined) throw new BounceRulePatternError(INVALID);
       if (next === delimiter && !META.has(next)) out += next;
-      else if (/[A-Za-z]/.test(next)) out += letterEscape(next, inClass, unicode);
+      else if (!inClass && /[1-9kg]/.test(next)) throw new BounceRulePatternError(BACKREFERENCE);
+      else if (next === 'e') out += '\\x1b';
+      // PCRE's \Z: the end, or before a final newline. Only whether a rule matches counts, so it may consume it.
+      else if (!inClass && next === 'Z') out += '(?:\\n?\\z)';
       else out += `\\${next}`;
       continue;
     }
@@ -121,39 +129,25 @@ function translate(body: string, delimiter: string, unicode: boolean): string {
     if (c === '[') {
       inClass = true;
       out += c;
-      // A `]` right after `[` or `[^` is a literal in PCRE; JavaScript needs it escaped.
+      // A `]` right after `[` or `[^` is a literal in PCRE and RE2 alike: copied so the loop does not end the class.
       if (body[i + 1] === '^') {
         out += '^';
         i++;
       }
       if (body[i + 1] === ']') {
-        out += '\\]';
+        out += ']';
         i++;
       }
       continue;
     }
+    if (c === '(' && /^\(\?(=|!|<=|<!)/.test(body.slice(i, i + 4))) throw new BounceRulePatternError(LOOKAROUND);
     if (c === '(' && body.startsWith('(?#', i)) {
       const end = body.indexOf(')', i);
       if (end < 0) throw new BounceRulePatternError(INVALID);
       i = end;
       continue;
     }
-    if (c === '(' && body.startsWith('(?P<', i)) {
-      out += '(?<';
-      i += 3;
-      continue;
-    }
     out += c;
   }
   return out;
-}
-
-function letterEscape(letter: string, inClass: boolean, unicode: boolean): string {
-  if (JS_LETTER_ESCAPES.has(letter) || (unicode && (letter === 'p' || letter === 'P'))) return `\\${letter}`;
-  if (letter === 'e') return '\\x1b';
-  if (letter === 'a') return '\\x07';
-  if (!inClass && letter === 'A') return '(?<![\\s\\S])';
-  if (!inClass && letter === 'z') return '(?![\\s\\S])';
-  if (!inClass && letter === 'Z') return '(?=\\n?(?![\\s\\S]))';
-  throw new BounceRulePatternError(`Unsupported escape "\\${letter}": JavaScript has no equivalent.`);
 }

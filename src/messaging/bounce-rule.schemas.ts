@@ -37,7 +37,7 @@ export const BounceRegexBody = Type.Object(
     regex: Type.String({
       minLength: 1,
       maxLength: MAX_PATTERN_LENGTH,
-      description: 'A PCRE pattern with delimiters, e.g. `/mailbox is full/i`; flags i, m, s, x, u',
+      description: 'A PCRE pattern with delimiters, e.g. `/mailbox is full/i`; flags i, m, s, x, u; run in RE2 (linear time: no backreferences or lookaround)',
     }),
     action: StringEnum(BOUNCE_ACTIONS),
     status: StringEnum(BOUNCE_RULE_STATUSES),

@@ -48,7 +48,7 @@ export async function deleteRule(ctx: AppContext, id: number): Promise<void> {
   invalidateBounceRules();
 }
 
-/** The pattern must compile to a safe JavaScript RegExp (422 at `regex` saying why not). */
+/** The pattern must compile for the linear-time engine, RE2 (422 at `regex` saying why not). */
 function checkPattern(regex: string): void {
   try {
     compileBounceRule(regex);

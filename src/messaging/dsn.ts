@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import {
+  Deadline,
   MessageFormatError,
+  MessageTooSlowError,
   decodeWords,
   parseHeaders,
   parseMessage,
@@ -51,11 +53,18 @@ export interface BounceReport {
 const MAX_TEXT = 64 * 1024;
 const MAX_KEY = 250;
 
-/** Reads a raw bounce. Throws MessageFormatError when the bytes are not an e-mail message at all. */
-export function readBounce(raw: Buffer): BounceReport {
-  if (raw.length === 0 || raw.toString('latin1').trim() === '') throw new MessageFormatError('The message is empty.');
+/** Time reading one message may take unless configured (BOUNCE_READ_TIMEOUT_MS). */
+export const DEFAULT_READ_TIMEOUT_MS = 2000;
+
+/**
+ * Reads a raw bounce. Throws MessageFormatError when the bytes are not an e-mail message at all, and its
+ * MessageTooSlowError when reading takes more than `timeoutMs`.
+ */
+export function readBounce(raw: Buffer, timeoutMs = DEFAULT_READ_TIMEOUT_MS): BounceReport {
+  const deadline = new Deadline(timeoutMs);
   const text = raw.toString('latin1');
-  const root = parseMessage(text, true);
+  if (text.trim() === '') throw new MessageFormatError('The message is empty.');
+  const root = parseMessage(text, true, deadline);
   const h = root.headers;
   if (!['from', 'date', 'message-id', 'received', 'return-path'].some((name) => h.has(name))) {
     throw new MessageFormatError('The message has no From, Date, Message-ID, Received or Return-Path header: it is not an e-mail.');
@@ -63,7 +72,8 @@ export function readBounce(raw: Buffer): BounceReport {
   const parts = [...walkParts(root)];
   const dsn = parts.find((p) => p.contentType === 'message/delivery-status' || p.contentType === 'message/global-delivery-status');
   const arf = parts.find((p) => p.contentType === 'message/feedback-report');
-  const readable = readableText(parts);
+  const readable = readableText(parts, deadline);
+  deadline.check();
 
   let kind: BounceKind | null;
   let status: string | null = null;
@@ -71,13 +81,14 @@ export function readBounce(raw: Buffer): BounceReport {
   let diagnostic: string | null = null;
   let recipient: string | null = null;
   if (arf) {
-    const fields = parseHeaders(partText(arf));
+    const fields = parseHeaders(partText(arf).slice(0, MAX_TEXT));
     // Written into history and the comment: only a plain token is taken from the report.
     action = /^[a-z0-9-]{1,40}$/.exec(fields.get('feedback-type')?.toLowerCase() ?? '')?.[0] ?? 'abuse';
     kind = action === 'not-spam' ? null : 'complaint';
     recipient = address(fields.get('original-rcpt-to'));
   } else if (dsn) {
-    const chosen = chooseRecipient(partText(dsn));
+    // Real reports have a few fields per recipient: the first MAX_TEXT characters hold them.
+    const chosen = chooseRecipient(partText(dsn).slice(0, MAX_TEXT));
     action = chosen?.get('action')?.toLowerCase() ?? null;
     status = enhancedStatus(chosen?.get('status') ?? null);
     diagnostic = withoutType(chosen?.get('diagnostic-code') ?? null);
@@ -98,9 +109,10 @@ export function readBounce(raw: Buffer): BounceReport {
     kind,
     status,
     action,
-    diagnostic: diagnostic ? decodeWords(diagnostic).slice(0, 1000) : null,
+    // Decoded words never grow: the first 4000 characters give the 1000 kept.
+    diagnostic: diagnostic ? decodeWords(diagnostic.slice(0, 4000)).slice(0, 1000) : null,
     recipient,
-    returned: returnedHeaders(parts, root, text),
+    returned: returnedHeaders(parts, root, text, deadline),
     header: text.slice(0, Math.min(text.length, headerEnd(text))).slice(0, MAX_TEXT),
     text: [diagnostic, readable].filter(Boolean).join('\n').slice(0, MAX_TEXT),
   };
@@ -145,19 +157,36 @@ function address(value: string | null): string | null {
 }
 
 /** The text/* parts that are not the returned message, decoded. */
-function readableText(parts: MimePart[]): string {
+function readableText(parts: MimePart[], deadline: Deadline): string {
   const returned = new Set<MimePart>();
   for (const p of parts) if (p.contentType === 'message/rfc822' || p.contentType === 'message/global') p.children.forEach((c) => markAll(c, returned));
   let out = '';
   for (const p of parts) {
     if (returned.has(p) || p.children.length > 0) continue;
     if (p.contentType === 'text/plain' || p.contentType === 'text/html' || p.contentType.includes('delivery-status')) {
+      deadline.check();
       const t = partText(p);
-      out += `${p.contentType === 'text/html' ? t.replace(/<[^>]*>/g, ' ') : t}\n`;
+      out += `${p.contentType === 'text/html' ? withoutTags(t) : t}\n`;
       if (out.length > MAX_TEXT) break;
     }
   }
   return out.slice(0, MAX_TEXT);
+}
+
+/**
+ * HTML with its tags replaced by spaces: a scan, because `/<[^>]*>/g` retries from every `<` of a run without `>`
+ * (quadratic). An unclosed `<` and what follows stay as they are, as before.
+ */
+export function withoutTags(html: string): string {
+  let out = '';
+  let pos = 0;
+  for (let open = html.indexOf('<'); open >= 0; open = html.indexOf('<', pos)) {
+    const close = html.indexOf('>', open + 1);
+    if (close < 0) break;
+    out += `${html.slice(pos, open)} `;
+    pos = close + 1;
+  }
+  return out + html.slice(pos);
 }
 
 function markAll(part: MimePart, into: Set<MimePart>): void {
@@ -165,8 +194,9 @@ function markAll(part: MimePart, into: Set<MimePart>): void {
 }
 
 /** The mailroom headers of the returned mail: from its own part if there is one, else from lines of the body. */
-function returnedHeaders(parts: MimePart[], root: MimePart, text: string): ReturnedHeaders {
+function returnedHeaders(parts: MimePart[], root: MimePart, text: string, deadline: Deadline): ReturnedHeaders {
   for (const p of parts) {
+    deadline.check();
     let headers: Headers | null = null;
     if ((p.contentType === 'message/rfc822' || p.contentType === 'message/global') && p.children[0]) headers = p.children[0].headers;
     if (p.contentType === 'text/rfc822-headers' || p.contentType === 'message/global-headers') headers = parseHeaders(partText(p));
@@ -177,6 +207,7 @@ function returnedHeaders(parts: MimePart[], root: MimePart, text: string): Retur
   // Some servers quote the returned header in the text (or with an encoding): look for the lines themselves.
   const body = [...parts.filter((p) => p.children.length === 0).map((p) => partText(p)), text.slice(headerEnd(text))].join('\n');
   const line = (name: string) => new RegExp(`^[ \\t>]*${name}:[ \\t]*(.+)$`, 'im').exec(body)?.[1]?.trim() ?? null;
+  deadline.check();
   const found = fromHeaders((name) => line(name));
   // The bounce's own Message-ID is in its header, never in the body: anything found in the body is the original's.
   return found.messageId === root.headers.get('message-id') ? { ...found, messageId: null } : found;
@@ -211,4 +242,4 @@ function keyOf(messageId: string | null, raw: Buffer): string {
   return `sha256:${createHash('sha256').update(raw).digest('hex')}`;
 }
 
-export { MessageFormatError };
+export { MessageFormatError, MessageTooSlowError };

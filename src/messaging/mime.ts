@@ -2,7 +2,11 @@
  * A small reader of MIME messages (RFC 5322 header, RFC 2045–2047 bodies), just enough to take delivery status
  * notifications and abuse reports apart: headers, multipart bodies, transfer encodings and charsets. It works on a
  * "binary string" (one char per byte, latin1) so that boundaries and offsets are byte-exact, and bounds its own
- * work (depth, part count), since what it reads comes from anyone who can send mail.
+ * work (depth, part count, time), since what it reads comes from anyone who can send mail.
+ *
+ * Every pass over outside text is linear in its length: scans with indexOf, or regular expressions without a
+ * quantified run that can be retried from each of its own positions (`/[ \t]+\n/` on a million spaces is quadratic).
+ * test/messaging/bounce-pathological.test.ts feeds BOUNCE_MAX_SIZE bytes of the worst inputs known for each.
  */
 
 export interface HeaderField {
@@ -13,12 +17,20 @@ export interface HeaderField {
 }
 
 export class Headers {
+  /** The first value of each name, made on the first look-up of a long header (each is looked up several times). */
+  private first: Map<string, string> | null = null;
+
   constructor(readonly fields: readonly HeaderField[]) {}
 
   /** The first value of a field (case-insensitive name), or null. */
   get(name: string): string | null {
     const lower = name.toLowerCase();
-    return this.fields.find((f) => f.name === lower)?.value ?? null;
+    if (this.fields.length <= 32) return this.fields.find((f) => f.name === lower)?.value ?? null;
+    if (!this.first) {
+      this.first = new Map();
+      for (const f of this.fields) if (!this.first.has(f.name)) this.first.set(f.name, f.value);
+    }
+    return this.first.get(lower) ?? null;
   }
 
   has(name: string): boolean {
@@ -39,8 +51,33 @@ export interface MimePart {
 
 export class MessageFormatError extends Error {}
 
+/** Reading took longer than its budget: the message is treated like one that is no e-mail (never retried). */
+export class MessageTooSlowError extends MessageFormatError {
+  constructor(budgetMs: number) {
+    super(`The message could not be read within ${budgetMs} ms; it is too large or too complex.`);
+  }
+}
+
+/**
+ * A time budget checked between steps that are each linear in their input: a backstop, not the main defence.
+ * It counts CPU time, not the clock: reading is synchronous, so the CPU it uses is the time it holds the event loop,
+ * while the clock would also count other processes' turns and call a valid message unreadable on a busy machine.
+ */
+export class Deadline {
+  private readonly start = process.cpuUsage();
+  constructor(readonly budgetMs: number) {}
+
+  check(): void {
+    const used = process.cpuUsage(this.start);
+    if ((used.user + used.system) / 1000 > this.budgetMs) throw new MessageTooSlowError(this.budgetMs);
+  }
+}
+
 const MAX_DEPTH = 8;
 const MAX_PARTS = 200;
+const MAX_CONTENT_TYPE = 4096;
+/** Lines of a header block read (real ones have a few hundred); the rest is ignored. */
+const MAX_HEADER_LINES = 10_000;
 /** A header field name as mail actually uses them (stricter than RFC 5322's ftext, so JSON or prose is refused). */
 const FIELD = /^([A-Za-z0-9][A-Za-z0-9_.-]*)[ \t]*:(.*)$/;
 
@@ -57,7 +94,7 @@ function splitHeader(text: string): { head: string; body: string } {
  */
 export function parseHeaders(head: string, strict = false): Headers {
   const fields: { name: string; value: string }[] = [];
-  const lines = head.split(/\r?\n/);
+  const lines = head.split('\n', MAX_HEADER_LINES).map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
   // An mbox "From " separator line may precede the header.
   if (lines[0]?.startsWith('From ') && !FIELD.test(lines[0])) lines.shift();
   lines.forEach((line, i) => {
@@ -79,8 +116,10 @@ export function parseHeaders(head: string, strict = false): Headers {
 }
 
 /** `type/subtype; a=b; c="d"` → type and parameters (names lower-cased; RFC 2231 `name*` taken as plain). */
-export function parseContentType(value: string | null): { type: string; params: Record<string, string> } {
-  if (!value) return { type: 'text/plain', params: {} };
+export function parseContentType(header: string | null): { type: string; params: Record<string, string> } {
+  if (!header) return { type: 'text/plain', params: {} };
+  // A boundary has at most 70 characters (RFC 2046): what a longer field adds is junk, not worth parsing.
+  const value = header.slice(0, MAX_CONTENT_TYPE);
   const semi = value.indexOf(';');
   const type = (semi < 0 ? value : value.slice(0, semi)).trim().toLowerCase() || 'text/plain';
   const params: Record<string, string> = {};
@@ -94,10 +133,11 @@ export function parseContentType(value: string | null): { type: string; params: 
 }
 
 /** Parses a whole message (or an embedded one) into its part tree. */
-export function parseMessage(text: string, strict = false): MimePart {
+export function parseMessage(text: string, strict = false, deadline?: Deadline): MimePart {
   let parts = 0;
   const walk = (chunk: string, depth: number, defaultType: string): MimePart => {
     if (++parts > MAX_PARTS) throw new MessageFormatError(`The message has more than ${MAX_PARTS} MIME parts.`);
+    deadline?.check();
     const { head, body } = splitHeader(chunk);
     const headers = parseHeaders(head, strict && depth === 0);
     const { type, params } = parseContentType(headers.get('content-type') ?? defaultType);
@@ -123,13 +163,12 @@ function splitMultipart(body: string, boundary: string): string[] {
   while (pos <= body.length) {
     const next = body.indexOf('\n', pos);
     const end = next < 0 ? body.length : next;
-    const line = body.slice(pos, end).replace(/\r$/, '');
-    if (line.startsWith(delimiter)) {
-      const rest = line.slice(delimiter.length);
+    if (body.startsWith(delimiter, pos)) {
+      const rest = body.slice(pos + delimiter.length, end);
       const closing = rest.startsWith('--');
-      if (/^\s*$/.test(closing ? rest.slice(2) : rest)) {
+      if ((closing ? rest.slice(2) : rest).trim() === '') {
         // The CRLF before a delimiter belongs to the delimiter (RFC 2046 §5.1.1).
-        if (start >= 0) parts.push(body.slice(start, pos).replace(/\r?\n$/, ''));
+        if (start >= 0) parts.push(withoutFinalNewline(body.slice(start, pos)));
         if (closing) return parts;
         start = end + 1;
       }
@@ -142,11 +181,16 @@ function splitMultipart(body: string, boundary: string): string[] {
   return parts;
 }
 
+function withoutFinalNewline(text: string): string {
+  if (!text.endsWith('\n')) return text;
+  return text.slice(0, text.endsWith('\r\n') ? -2 : -1);
+}
+
 /** Undoes a Content-Transfer-Encoding: bytes. */
 export function decodeBody(body: string, encoding: string | null): Buffer {
   switch ((encoding ?? '').trim().toLowerCase()) {
     case 'base64':
-      return Buffer.from(body.replace(/[^A-Za-z0-9+/=]/g, ''), 'base64');
+      return decodeBase64(body);
     case 'quoted-printable':
       return decodeQuotedPrintable(body);
     default:
@@ -154,19 +198,67 @@ export function decodeBody(body: string, encoding: string | null): Buffer {
   }
 }
 
-function decodeQuotedPrintable(body: string): Buffer {
-  const text = body.replace(/[ \t]+(\r?\n)/g, '$1').replace(/=\r?\n/g, '');
-  const bytes = Buffer.alloc(text.length);
+/**
+ * Base64 with every character outside its alphabet skipped. Node's decoder skips most by itself but reads `-` and
+ * `_` as base64url; a byte loop drops them (a global regex replace costs a second on 10 MB of junk).
+ */
+function decodeBase64(body: string): Buffer {
+  const kept = Buffer.alloc(body.length);
   let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    if (text[i] === '=' && /^[0-9A-Fa-f]{2}$/.test(text.slice(i + 1, i + 3))) {
-      bytes[n++] = parseInt(text.slice(i + 1, i + 3), 16);
-      i += 2;
-    } else {
-      bytes[n++] = text.charCodeAt(i) & 0xff;
+  for (let i = 0; i < body.length; i++) {
+    const c = body.charCodeAt(i);
+    if ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2f || c === 0x3d) {
+      kept[n++] = c;
     }
   }
+  return Buffer.from(kept.toString('latin1', 0, n), 'base64');
+}
+
+/**
+ * Quoted-printable (RFC 2045 §6.7) in one pass: white space at the end of a line is dropped, `=` at the end of a line
+ * joins it to the next, `=XX` is a byte. A scan rather than regular expressions, because `/[ \t]+\r?\n/` takes
+ * quadratic time on a long run of spaces without a line break, and the body comes from anyone.
+ */
+function decodeQuotedPrintable(body: string): Buffer {
+  const bytes = Buffer.alloc(body.length);
+  let n = 0;
+  let pos = 0;
+  while (pos < body.length) {
+    const next = body.indexOf('\n', pos);
+    const last = next < 0;
+    let end = last ? body.length : next;
+    const crlf = !last && end > pos && body.charCodeAt(end - 1) === 0x0d;
+    if (crlf) end--;
+    // Trailing white space is transport padding, on every line but an unterminated last one.
+    if (!last) while (end > pos && (body.charCodeAt(end - 1) === 0x20 || body.charCodeAt(end - 1) === 0x09)) end--;
+    const soft = !last && end > pos && body.charCodeAt(end - 1) === 0x3d;
+    if (soft) end--;
+    for (let i = pos; i < end; i++) {
+      const c = body.charCodeAt(i);
+      const hi = c === 0x3d && i + 2 < end ? hexValue(body.charCodeAt(i + 1)) : -1;
+      const lo = hi >= 0 ? hexValue(body.charCodeAt(i + 2)) : -1;
+      if (lo >= 0) {
+        bytes[n++] = hi * 16 + lo;
+        i += 2;
+      } else {
+        bytes[n++] = c & 0xff;
+      }
+    }
+    if (last) break;
+    if (!soft) {
+      if (crlf) bytes[n++] = 0x0d;
+      bytes[n++] = 0x0a;
+    }
+    pos = next + 1;
+  }
   return bytes.subarray(0, n);
+}
+
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x41 && c <= 0x46) return c - 0x37;
+  if (c >= 0x61 && c <= 0x66) return c - 0x57;
+  return -1;
 }
 
 /** Bytes in a charset → string; unknown charsets read as UTF-8 (with replacement characters). */

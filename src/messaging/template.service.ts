@@ -156,6 +156,7 @@ async function validate(
       const failures = await checkExternalImages(
         refs.images.map((i) => i.src),
         ctx.config.imageCheckTimeoutMs,
+        { allowLoopback: ctx.config.imageCheckAllowLoopback },
       );
       for (const message of failures) add(contentField, message);
     }

@@ -50,12 +50,28 @@ export async function giveBack(db: Executor, grant: Grant, unused: number): Prom
   );
 }
 
-/** Windows that ended more than a minute ago are of no use to anyone. */
+/**
+ * Takes one unit from a strict limit (`limit` per `windowSeconds`, over any such span: routine
+ * 046_rate_take_strict.sql), for limits outside the sender, e.g. the mails of public forms. Windows up to a day.
+ */
+export async function takeStrict(db: Executor, key: string, windowSeconds: number, limit: number) {
+  const [row] = await queryRows<{ r_granted: boolean; r_retry_after: number }>(
+    db,
+    sql`select * from rate_take_strict(${key}, ${windowSeconds}::int, ${limit}::int)`,
+  );
+  return { granted: row!.r_granted, retryAfter: Number(row!.r_retry_after) };
+}
+
+/**
+ * Windows that ended more than a minute ago are of no use to anyone: the sender's own right away, others (takeStrict,
+ * which also reads the previous window) once a day has passed.
+ */
 export async function deleteOldWindows(db: Executor, domainWindowSeconds: number): Promise<void> {
   await db.execute(
     sql`delete from send_rate_windows
-        where window_start < now() - make_interval(secs => ${Math.max(1, domainWindowSeconds) + 60})
-           or (key = ${GLOBAL_KEY} and window_start < now() - interval '1 minute')`,
+        where (key like 'domain:%' and window_start < now() - make_interval(secs => ${Math.max(1, domainWindowSeconds) + 60}))
+           or (key = ${GLOBAL_KEY} and window_start < now() - interval '1 minute')
+           or window_start < now() - interval '2 days'`,
   );
 }
 

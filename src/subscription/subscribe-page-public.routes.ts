@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { rawPathId } from '../plugins/http.js';
 import { errorResponses } from '../shared/schemas.js';
@@ -11,6 +12,14 @@ import * as service from './subscribe-page-public.service.js';
 import { originOf } from './subscriber.routes.js';
 
 const tags = ['subscribe pages'];
+
+/** The pages of the list-join link, in the manner of the double opt-in page (subscriber-confirm.routes.ts). */
+const JOIN_PAGES = {
+  missing: { status: 400, body: '<h1>Missing confirmation code.</h1>' },
+  unknown: { status: 404, body: '<h1>This link is not valid or has expired.</h1>' },
+  joined: { status: 200, body: '<h1>Thank you, your subscription is confirmed!</h1>' },
+} as const;
+const Html = Type.String({ description: 'A small HTML page' });
 
 /**
  * The public subscribe-page endpoints (reference Appendix A), without a session. The body keeps its keys as sent,
@@ -56,13 +65,14 @@ export const subscribePagePublicRoutes: FastifyPluginAsyncTypebox = async (app) 
         operationId: 'subscribeOnPage',
         summary: 'Subscribe an address to one of the lists the page offers (public; double opt-in)',
         description:
-          'A new or unconfirmed subscriber is sent the confirmation mail. The answer is 204 whether the address was ' +
-          'new, known or blacklisted (a blacklisted address is never subscribed); attribute values are stored for ' +
-          'subscribers this request creates.',
+          'A new or unconfirmed subscriber is sent the confirmation mail; a confirmed one a link that adds the list ' +
+          'when opened. The answer is 204 whether the address was new, known or blacklisted (a blacklisted address ' +
+          'is never subscribed); attribute values are stored for subscribers this request creates. One sign-up per ' +
+          'e-mail address in 10 minutes, SUBSCRIBE_PAGE_CLIENT_LIMIT per client address: 429 with Retry-After.',
         security: [],
         params: SubscribePageParams,
         body: PublicSubscribeBody,
-        response: { 204: { type: 'null', description: 'Subscribed, or nothing to do' }, ...errorResponses(400, 404, 422) },
+        response: { 204: { type: 'null', description: 'Subscribed, or nothing to do' }, ...errorResponses(400, 404, 422, 429) },
       },
     },
     async (request, reply) => {
@@ -78,16 +88,38 @@ export const subscribePagePublicRoutes: FastifyPluginAsyncTypebox = async (app) 
       schema: {
         tags,
         operationId: 'unsubscribeOnPage',
-        summary: "Unsubscribe an address from the page's lists (public; unknown addresses answer 204 too)",
+        summary: "Unsubscribe an address from the page's lists (public; needs the subscriber's unsubscribe token)",
         security: [],
         params: SubscribePageParams,
         body: PublicUnsubscribeBody,
-        response: { 204: { type: 'null', description: 'Unsubscribed, or nothing to do' }, ...errorResponses(400, 404, 422) },
+        response: { 204: { type: 'null', description: 'Unsubscribed, or nothing to do' }, ...errorResponses(400, 403, 404, 422) },
       },
     },
     async (request, reply) => {
-      await service.unsubscribe(app.ctx, request.params.pageId, request.body.email, originOf(request));
+      await service.unsubscribe(app.ctx, request.params.pageId, request.body.email, request.body.token, originOf(request));
       return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/public/list-subscriptions/confirm',
+    {
+      schema: {
+        tags,
+        operationId: 'confirmListSubscription',
+        summary: 'Join a list (public; the link a confirmed subscriber gets when signed up on a subscribe page)',
+        security: [],
+        querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 300, description: 'The signed list-join token' })) }),
+        response: {
+          200: { content: { 'text/html': { schema: Html } } },
+          400: { content: { 'text/html': { schema: Html } } },
+          404: { content: { 'text/html': { schema: Html } } },
+        },
+      },
+    },
+    async (request, reply) => {
+      const page = JOIN_PAGES[await service.joinByToken(app.ctx, request.query.token, originOf(request))];
+      return reply.code(page.status).type('text/html; charset=utf-8').send(page.body);
     },
   );
 };

@@ -131,3 +131,11 @@ export async function unsubscribeEmail(db: Executor, email: string, listIds: num
     .returning({ subscriberId: subscriptions.subscriberId });
   return rows[0]?.subscriberId;
 }
+
+export async function isMember(db: Executor, listId: number, subscriberId: number): Promise<boolean> {
+  const rows = await db
+    .select({ listId: subscriptions.listId })
+    .from(subscriptions)
+    .where(and(eq(subscriptions.listId, listId), eq(subscriptions.subscriberId, subscriberId)));
+  return rows.length > 0;
+}

@@ -77,5 +77,15 @@ export const PublicSubscribeBody = Type.Object(
 );
 export type PublicSubscribeBody = Static<typeof PublicSubscribeBody>;
 
-export const PublicUnsubscribeBody = Type.Object({ email: Email }, { additionalProperties: false });
+export const PublicUnsubscribeBody = Type.Object(
+  {
+    email: Email,
+    token: Type.String({
+      minLength: 1,
+      maxLength: 300,
+      description: "The subscriber's unsubscribe token: the last part of the unsubscribe link in every campaign mail",
+    }),
+  },
+  { additionalProperties: false },
+);
 export type PublicUnsubscribeBody = Static<typeof PublicUnsubscribeBody>;

@@ -114,27 +114,19 @@ describe('POST /api/v2/sessions', () => {
     }
   });
 
-  test('repeated failures for one login name are 429 with Retry-After, even with the right password', async () => {
+  test('repeated failures for one login name are 429 with Retry-After from an address that failed; another passes', async () => {
     await createAdmin(t.db, { loginName: 'target', password: 'Bazinga!' });
-    for (let i = 0; i < 3; i++) {
-      const res = await t.inject({
-        method: 'POST',
-        url: '/api/v2/sessions',
-        payload: { login_name: 'target', password: `guess${i}` },
-        remoteAddress: `10.1.0.${i}`,
-      });
-      assert.equal(res.statusCode, 401);
-    }
-    const blocked = await t.inject({
-      method: 'POST',
-      url: '/api/v2/sessions',
-      payload: { login_name: 'target', password: 'Bazinga!' },
-      remoteAddress: '10.1.0.99',
-    });
+    const attempt = (password: string, remoteAddress: string) =>
+      t.inject({ method: 'POST', url: '/api/v2/sessions', payload: { login_name: 'target', password }, remoteAddress });
+    for (let i = 0; i < 3; i++) assert.equal((await attempt(`guess${i}`, `10.1.0.${i}`)).statusCode, 401);
+    const blocked = await attempt('Bazinga!', '10.1.0.0');
     assert.equal(blocked.statusCode, 429);
     assert.deepEqual(blocked.json(), { message: 'Too many failed login attempts. Try again later.' });
     const retryAfter = Number(blocked.headers['retry-after']);
     assert.ok(retryAfter > 0 && retryAfter <= t.config.loginFailureWindow, `Retry-After ${retryAfter}`);
+    // An address without failures still gets its password checked: the administrator is not locked out.
+    assert.equal((await attempt('Bazinga!', '10.1.0.99')).statusCode, 201);
+    assert.equal((await attempt('Bazinga!', '10.1.0.1')).statusCode, 429);
   });
 
   test('repeated failures from one client address are 429 for any login name', async () => {
@@ -143,6 +135,28 @@ describe('POST /api/v2/sessions', () => {
     }
     const res = await t.inject({ method: 'POST', url: '/api/v2/sessions', payload: { login_name: 'camel', password: 'Bazinga!' }, remoteAddress: '10.2.0.1' });
     assert.equal(res.statusCode, 429);
+  });
+});
+
+describe('POST /api/v2/sessions: the throttle under parallel attempts (LOGIN_MAX_FAILURES 10)', () => {
+  test('60 parallel wrong logins: 10 password checks (401), 50 × 429 with Retry-After; the admin still logs in elsewhere', async () => {
+    const app = await startTestApp({ loginMaxFailures: 10 });
+    try {
+      await createAdmin(app.db, { loginName: 'besieged', password: 'Right-Password-1' });
+      const attempt = (password: string, remoteAddress: string) =>
+        app.inject({ method: 'POST', url: '/api/v2/sessions', payload: { login_name: 'besieged', password }, remoteAddress });
+      const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => attempt(`wrong-${i}`, '203.0.113.66')));
+      const codes = answers.map((r) => r.statusCode);
+      assert.equal(codes.filter((c) => c === 401).length, 10, codes.join(' '));
+      assert.equal(codes.filter((c) => c === 429).length, 50, codes.join(' '));
+      for (const r of answers.filter((a) => a.statusCode === 429)) assert.ok(Number(r.headers['retry-after']) > 0);
+      assert.equal((await attempt('Right-Password-1', '198.51.100.7')).statusCode, 201);
+      const attacker = await attempt('Right-Password-1', '203.0.113.66');
+      assert.equal(attacker.statusCode, 429);
+      assert.deepEqual(attacker.json(), { message: 'Too many failed login attempts. Try again later.' });
+    } finally {
+      await app.close();
+    }
   });
 });
 

@@ -13,10 +13,15 @@ let headers: Record<string, string>;
 let images: Server;
 let imageBase: string;
 const hung = new Set<ServerResponse>();
+/** Requests the image server got, by path: what the SSRF guard must keep at zero. */
+const requested: string[] = [];
 
 before(async () => {
   // Loopback server for check_external_images: a 200 image, a 404 one, one that never answers, redirects.
   images = createServer((req, res) => {
+    requested.push(req.url ?? '');
+    if (req.url === '/to-any') return res.writeHead(302, { location: `http://0.0.0.0:${port()}/ok.png?any` }).end();
+    if (req.url === '/to-metadata') return res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
     if (req.url === '/ok.png') return res.writeHead(200, { 'content-type': 'image/png' }).end();
     if (req.url === '/hop') return res.writeHead(302, { location: '/ok.png' }).end();
     if (req.url === '/to-file') return res.writeHead(302, { location: 'file:///etc/passwd' }).end();
@@ -25,8 +30,9 @@ before(async () => {
     res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
-  imageBase = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
-  t = await startTestApp({ imageCheckTimeoutMs: 300 });
+  imageBase = `http://127.0.0.1:${port()}`;
+  // The image server is on loopback: only IMAGE_CHECK_ALLOW_LOOPBACK lets the check reach it.
+  t = await startTestApp({ imageCheckTimeoutMs: 300, imageCheckAllowLoopback: true });
   ({ headers } = await t.adminWithSession());
 });
 after(async () => {
@@ -41,6 +47,8 @@ const DENIED = { message: 'You are not allowed to manage templates.' };
 const NOT_FOUND = { message: 'Template not found.' };
 const TAKEN = { message: 'Template title already exists.' };
 const PAGE = '<html><body>[CONTENT]</body></html>';
+const port = () => (images.address() as AddressInfo).port;
+const UNREACHABLE = (src: string) => `Image "${src}" could not be validated: no 200 answer from a public address.`;
 let titles = 0;
 const title = () => `Template ${++titles}`;
 
@@ -176,11 +184,8 @@ describe('POST /api/v2/templates (JSON)', () => {
     assert.deepEqual(
       res.json(),
       invalid({
-        content: [
-          `Image "${imageBase}/missing.png" does not exist (HTTP 404).`,
-          `Image "${imageBase}/to-file" could not be validated: it redirects to a non-HTTP address.`,
-          `Image "${imageBase}/loop" could not be validated: more than 3 redirects.`,
-        ],
+        // One message whatever went wrong: the answer must not tell a 404 from a closed port.
+        content: [UNREACHABLE(`${imageBase}/missing.png`), UNREACHABLE(`${imageBase}/to-file`), UNREACHABLE(`${imageBase}/loop`)],
       }),
     );
   });
@@ -189,7 +194,7 @@ describe('POST /api/v2/templates (JSON)', () => {
     const started = Date.now();
     const res = await create({ title: title(), content: `[CONTENT]<img src="${imageBase}/slow.png">`, check_external_images: true });
     assert.equal(res.statusCode, 422);
-    assert.deepEqual(res.json(), invalid({ content: [`Image "${imageBase}/slow.png" could not be validated: no answer within 300 ms.`] }));
+    assert.deepEqual(res.json(), invalid({ content: [UNREACHABLE(`${imageBase}/slow.png`)] }));
     assert.ok(Date.now() - started < 3000);
     // Nothing listens on a port just closed: a connection error, not a 500.
     const closed = createServer();
@@ -197,7 +202,44 @@ describe('POST /api/v2/templates (JSON)', () => {
     const src = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/x.png`;
     await new Promise((resolve) => closed.close(resolve));
     const refused = await create({ title: title(), content: `[CONTENT]<img src="${src}">`, check_external_images: true });
-    assert.deepEqual(refused.json(), invalid({ content: [`Image "${src}" could not be validated: connection failed (ECONNREFUSED).`] }));
+    assert.deepEqual(refused.json(), invalid({ content: [UNREACHABLE(src)] }));
+  });
+
+  test('check_external_images: loopback, private, link-local and 0.0.0.0 are never requested, also after a redirect', async () => {
+    const strict = await startTestApp({ imageCheckTimeoutMs: 300 });
+    try {
+      const { headers: h } = await strict.adminWithSession();
+      requested.length = 0;
+      const direct = [`${imageBase}/ok.png`, `http://localhost:${port()}/ok.png`, `http://[::ffff:127.0.0.1]:${port()}/ok.png`];
+      const res = await strict.inject({
+        method: 'POST',
+        url: '/api/v2/templates',
+        headers: h,
+        payload: { title: title(), content: `[CONTENT]${direct.map((src) => `<img src="${src}">`).join('')}`, check_external_images: true },
+      });
+      assert.equal(res.statusCode, 422);
+      assert.deepEqual(res.json(), invalid({ content: direct.map(UNREACHABLE) }));
+      assert.deepEqual(requested, []);
+    } finally {
+      await strict.close();
+    }
+    // With loopback allowed for the test server, every other non-public address is still refused, at each hop.
+    requested.length = 0;
+    const hops = [
+      `${imageBase}/to-any`,
+      `${imageBase}/to-metadata`,
+      `http://0.0.0.0:${port()}/ok.png`,
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.0.0.1/x.png',
+      'http://[fd00::1]/x.png',
+    ];
+    const started = Date.now();
+    const res = await create({ title: title(), content: `[CONTENT]${hops.map((src) => `<img src="${src}">`).join('')}`, check_external_images: true });
+    assert.equal(res.statusCode, 422);
+    assert.deepEqual(res.json(), invalid({ content: hops.map(UNREACHABLE) }));
+    // The redirects were asked for; what they point to never was (0.0.0.0 would have reached this server).
+    assert.deepEqual(requested.sort(), ['/to-any', '/to-metadata']);
+    assert.ok(Date.now() - started < 3000);
   });
 
   test('check_external_images: more than 50 distinct remote images are refused, not checked', async () => {

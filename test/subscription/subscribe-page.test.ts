@@ -13,6 +13,7 @@ import {
   subscriptions,
 } from '../../src/db/schema/index.js';
 import { toAdministrator } from '../../src/identity/administrator.repository.js';
+import { encodeUnsubscribeToken } from '../../src/sending/unsubscribe-token.js';
 import { createAdmin, createList, createSubscriber, subscribe } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
 
@@ -365,10 +366,12 @@ describe('POST /api/v2/public/subscribe-pages/{id}', () => {
     );
     assert.ok(mail!.parsed.text?.includes('"News"'));
 
-    // The same again: nothing new, no second mail.
+    // The same again (from another client, after the 10 minutes of the address limit): nothing new, no second mail.
+    await t.db.execute(sql`delete from send_rate_windows where key like 'page-address:%'`);
     const again = await t.inject({
       method: 'POST',
       url: `/api/v2/public/subscribe-pages/${page.id}`,
+      remoteAddress: '192.0.2.201',
       payload: { email: 'visitor@example.com', list_id: news.id, attributes: { [firstName.name]: 'Eve' } },
     });
     assert.equal(again.statusCode, 204);
@@ -381,7 +384,7 @@ describe('POST /api/v2/public/subscribe-pages/{id}', () => {
     assert.equal(kept!.value, 'Ada', "a public form never changes a known subscriber's data");
   });
 
-  test('a known confirmed subscriber is added to the list without a mail', async () => {
+  test('a known confirmed subscriber is not added but asked by mail; the link adds the list, once', async () => {
     const { page, tech, firstName } = await livePage();
     const known = await createSubscriber(t.db, { confirmed: true });
     const before = t.smtp.messages.length;
@@ -391,13 +394,33 @@ describe('POST /api/v2/public/subscribe-pages/{id}', () => {
       payload: { email: known.email.toUpperCase(), list_id: tech.id, attributes: { [firstName.name]: 'Bob' } },
     });
     assert.equal(res.statusCode, 204);
+    assert.deepEqual(await listIdsOf(known.id), [], 'no list without consent');
+    const [mail] = (await t.smtp.waitFor(before + 1)).slice(before);
+    assert.equal(mail!.parsed.subject, 'Please confirm your subscription');
+    assert.ok(mail!.parsed.text?.includes('"Tech"'), mail!.parsed.text);
+    const link = /(https?:\/\/\S+\/api\/v2\/public\/list-subscriptions\/confirm\?token=[A-Za-z0-9_-]+)/.exec(mail!.parsed.text ?? '')?.[1];
+    assert.ok(link, mail!.parsed.text);
+    const url = link.slice(t.config.publicUrl.length);
+    for (let i = 0; i < 2; i++) {
+      const joined = await t.inject({ method: 'GET', url });
+      assert.equal(joined.statusCode, 200);
+      assert.equal(joined.body, '<h1>Thank you, your subscription is confirmed!</h1>');
+    }
     assert.deepEqual(await listIdsOf(known.id), [tech.id]);
-    await new Promise((r) => setTimeout(r, 100));
-    assert.equal(t.smtp.messages.length, before);
+    const history = await t.db.select().from(subscriberHistory).where(eq(subscriberHistory.subscriberId, known.id));
+    assert.deepEqual(history.map((h) => [h.summary, h.detail]), [['Subscribed', 'Joined list "Tech" by the link of the confirmation mail']]);
     assert.deepEqual(
       await t.db.select().from(subscriberAttributeValues).where(eq(subscriberAttributeValues.subscriberId, known.id)),
       [],
     );
+    const forged = await t.inject({ method: 'GET', url: `${url.slice(0, -2)}${url.endsWith('AA') ? 'BB' : 'AA'}` });
+    assert.equal(forged.statusCode, 404);
+    assert.equal(forged.body, '<h1>This link is not valid or has expired.</h1>');
+    const missing = await t.inject({ method: 'GET', url: '/api/v2/public/list-subscriptions/confirm' });
+    assert.equal(missing.statusCode, 400);
+    // A blacklisted address's link no longer works.
+    await t.db.insert(blacklist).values({ email: known.email, reason: 'asked' });
+    assert.equal((await t.inject({ method: 'GET', url })).statusCode, 404);
   });
 
   test('a blacklisted address (entry or flag) is never subscribed nor created, and the answer does not tell', async () => {
@@ -461,7 +484,7 @@ describe('POST /api/v2/public/subscribe-pages/{id}', () => {
 });
 
 describe('DELETE /api/v2/public/subscribe-pages/{id}', () => {
-  test("unsubscribes from the page's lists only, with a history entry; unknown addresses → 204 too", async () => {
+  test("with the subscriber's token: unsubscribes from the page's lists only, with a history entry", async () => {
     const { page, news, tech, hidden } = await livePage();
     const elsewhere = await createList(t.db);
     const member = await createSubscriber(t.db, { confirmed: true });
@@ -469,7 +492,7 @@ describe('DELETE /api/v2/public/subscribe-pages/{id}', () => {
     const res = await t.inject({
       method: 'DELETE',
       url: `/api/v2/public/subscribe-pages/${page.id}`,
-      payload: { email: member.email.toUpperCase() },
+      payload: { email: member.email.toUpperCase(), token: tokenOf(member.uniqueId) },
     });
     assert.equal(res.statusCode, 204);
     assert.deepEqual(await listIdsOf(member.id), [elsewhere.id]);
@@ -478,24 +501,100 @@ describe('DELETE /api/v2/public/subscribe-pages/{id}', () => {
       history.map((h) => [h.summary, h.detail]),
       [['Unsubscribed', `Unsubscribed on subscribe page "Join us" (#${page.id})`]],
     );
-    const unknown = await t.inject({
+    // Again: nothing left to leave, still 204.
+    const again = await t.inject({
       method: 'DELETE',
       url: `/api/v2/public/subscribe-pages/${page.id}`,
-      payload: { email: 'nobody-here@example.com' },
+      payload: { email: member.email, token: tokenOf(member.uniqueId) },
     });
-    assert.equal(unknown.statusCode, 204);
+    assert.equal(again.statusCode, 204);
+  });
+
+  test("without a token → 422; a forged one or another subscriber's → 403; nothing changes", async () => {
+    const { page, news, hidden } = await livePage();
+    const member = await createSubscriber(t.db, { confirmed: true });
+    const other = await createSubscriber(t.db, { confirmed: true });
+    for (const l of [news, hidden]) await subscribe(t.db, l.id, member.id);
+    const url = `/api/v2/public/subscribe-pages/${page.id}`;
+    const none = await t.inject({ method: 'DELETE', url, payload: { email: member.email } });
+    assert.equal(none.statusCode, 422);
+    assert.deepEqual(none.json(), { message: 'Validation failed', errors: { token: ['This value should not be blank.'] } });
+    const forged = encodeUnsubscribeToken('not the secret', { uniqueId: member.uniqueId, campaignId: 1 });
+    for (const token of [forged, tokenOf(other.uniqueId), 'x']) {
+      const res = await t.inject({ method: 'DELETE', url, payload: { email: member.email, token } });
+      assert.equal(res.statusCode, 403, token);
+      assert.deepEqual(res.json(), { message: 'A valid unsubscribe token for this address is required (the link in every mail we send).' });
+    }
+    assert.deepEqual(await listIdsOf(member.id), [news.id, hidden.id].sort((a, b) => a - b));
   });
 
   test('bad address → 422; inactive or unknown page → 404', async () => {
     const { page } = await livePage();
-    const bad = await t.inject({ method: 'DELETE', url: `/api/v2/public/subscribe-pages/${page.id}`, payload: { email: 'x' } });
+    const bad = await t.inject({ method: 'DELETE', url: `/api/v2/public/subscribe-pages/${page.id}`, payload: { email: 'x', token: 'y' } });
     assert.equal(bad.statusCode, 422);
     assert.deepEqual(bad.json(), { message: 'Validation failed', errors: { email: ['This value is not a valid email address.'] } });
     const inactive = await createPage({ active: false });
     for (const id of [inactive.id, 999_999]) {
-      const res = await t.inject({ method: 'DELETE', url: `/api/v2/public/subscribe-pages/${id}`, payload: { email: 'a@example.com' } });
+      const res = await t.inject({ method: 'DELETE', url: `/api/v2/public/subscribe-pages/${id}`, payload: { email: 'a@example.com', token: 'y' } });
       assert.equal(res.statusCode, 404);
       assert.deepEqual(res.json(), NOT_FOUND);
     }
+  });
+});
+
+/** The unsubscribe token of a campaign mail to this subscriber (the one a visitor has). */
+const tokenOf = (uniqueId: string) => encodeUnsubscribeToken(t.ctx.secrets.linkToken, { uniqueId, campaignId: 1 });
+
+describe('public subscribe pages: limits and no disclosure (issue 17)', () => {
+  const post = (pageId: number, email: string, listId: number, attributes: Record<string, string>, remoteAddress: string) =>
+    t.inject({ method: 'POST', url: `/api/v2/public/subscribe-pages/${pageId}`, remoteAddress, payload: { email, list_id: listId, attributes } });
+
+  test('alternating sign-up and leave: one mail in 10 minutes, then 429 with Retry-After', async () => {
+    const { page, news, firstName } = await livePage();
+    const before = t.smtp.messages.length;
+    const codes: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      const res = await post(page.id, 'pingpong@example.com', news.id, { [firstName.name]: 'P' }, `198.51.100.${round + 1}`);
+      codes.push(res.statusCode);
+      if (res.statusCode === 429) {
+        assert.deepEqual(res.json(), { message: 'This e-mail address was signed up a moment ago. Try again later.' });
+        const retryAfter = Number(res.headers['retry-after']);
+        assert.ok(retryAfter > 0 && retryAfter <= 1200, `Retry-After ${retryAfter}`);
+      }
+      const created = (await subscriberNamed('pingpong@example.com'))!;
+      const left = await t.inject({
+        method: 'DELETE',
+        url: `/api/v2/public/subscribe-pages/${page.id}`,
+        payload: { email: 'pingpong@example.com', token: tokenOf(created.uniqueId) },
+      });
+      assert.equal(left.statusCode, 204);
+    }
+    assert.deepEqual(codes, [204, 429, 429, 429, 429]);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(t.smtp.messages.length, before + 1);
+  });
+
+  test('one client: SUBSCRIBE_PAGE_CLIENT_LIMIT (10) sign-ups in 10 minutes, then 429; another client is not held up', async () => {
+    const { page, news, firstName } = await livePage();
+    const codes: number[] = [];
+    for (let i = 0; i < 12; i++) codes.push((await post(page.id, `flood-${i}@example.com`, news.id, { [firstName.name]: 'F' }, '203.0.113.50')).statusCode);
+    assert.deepEqual(codes, [...Array(10).fill(204), 429, 429]);
+    const refused = await post(page.id, 'flood-x@example.com', news.id, { [firstName.name]: 'F' }, '203.0.113.50');
+    assert.deepEqual(refused.json(), { message: 'Too many sign-ups from your address. Try again later.' });
+    assert.ok(Number(refused.headers['retry-after']) > 0);
+    // The refused address was not used up by the refused client.
+    assert.equal((await post(page.id, 'flood-x@example.com', news.id, { [firstName.name]: 'F' }, '203.0.113.51')).statusCode, 204);
+  });
+
+  test('a confirmed address and a new one get the same answer', async () => {
+    const { page, news, firstName } = await livePage();
+    const known = await createSubscriber(t.db, { confirmed: true });
+    const answers = [];
+    for (const [i, email] of [known.email, 'brand-new-one@example.com'].entries()) {
+      const res = await post(page.id, email, news.id, { [firstName.name]: 'S' }, `192.0.2.${150 + i}`);
+      answers.push({ status: res.statusCode, body: res.body, type: res.headers['content-type'] ?? null });
+    }
+    assert.deepEqual(answers[0], answers[1]);
+    assert.deepEqual(answers[0], { status: 204, body: '', type: null });
   });
 });
