@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { DkimKeyError, loadDkimKeys, type DkimKey } from './sending/dkim/keys.js';
 
 /**
  * Every environment variable the service reads, with its default. The same list, with the same defaults,
@@ -25,6 +26,8 @@ export const EnvSchema = Type.Object({
   // One server, or several separated by commas (campaign mail is spread over them round-robin).
   SMTP_URL: Type.String({ default: '', pattern: '^(|smtps?://[^,\\s]+(\\s*,\\s*smtps?://[^,\\s]+)*)$' }),
   MAIL_FROM: Type.String({ minLength: 3, default: 'Mailroom <mailroom@localhost>' }),
+  // `domain:selector:/path/to/key.pem`, comma-separated: DKIM keys (sending/dkim/keys.ts). Empty: mail goes out unsigned.
+  DKIM_KEYS: Type.String({ default: '' }),
   BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1_048_576 }),
   UPLOAD_LIMIT: Type.Integer({ minimum: 1024, default: 52_428_800 }),
   LOGIN_MAX_FAILURES: Type.Integer({ minimum: 1, default: 10 }),
@@ -79,6 +82,8 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   readonly smtpUrl: string;
   readonly mailFrom: string;
+  /** DKIM keys read from DKIM_KEYS' files at start; campaign and system mail from their domains is signed. */
+  readonly dkim: readonly DkimKey[];
   readonly bodyLimit: number;
   readonly uploadLimit: number;
   readonly loginMaxFailures: number;
@@ -176,6 +181,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw new ConfigError('Invalid environment variable ADMIN_PASSWORD: it must have 8 characters or more.');
   }
   const publicUrl = converted.PUBLIC_URL.replace(/\/+$/, '');
+  let dkim: DkimKey[] = [];
+  try {
+    if (!overrides.dkim) dkim = loadDkimKeys(converted.DKIM_KEYS);
+  } catch (err) {
+    if (err instanceof DkimKeyError) throw new ConfigError(`Invalid environment variable DKIM_KEYS: ${err.message}`);
+    throw err;
+  }
   return Object.freeze({
     port: converted.PORT,
     host: converted.HOST,
@@ -194,6 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     corsOrigins: Object.freeze(converted.CORS_ORIGIN.split(',').map((o) => o.trim()).filter(Boolean)),
     smtpUrl: converted.SMTP_URL,
     mailFrom: converted.MAIL_FROM,
+    dkim: Object.freeze(dkim),
     bodyLimit: converted.BODY_LIMIT,
     uploadLimit: converted.UPLOAD_LIMIT,
     loginMaxFailures: converted.LOGIN_MAX_FAILURES,

@@ -2,9 +2,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import nodemailer from 'nodemailer';
+import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import type { Config } from '../config.js';
+import { createDkimSigner, type DkimSigner } from '../sending/dkim/signer.js';
 
 export type MailMessage = Mail.Options;
 
@@ -47,17 +49,30 @@ export function smtpPoolOptions(url: string): SMTPPool.Options {
   };
 }
 
-/** System mail (confirmations, password resets) goes to the first server SMTP_URL names. */
-export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir'>): Mailer {
+/** System mail (confirmations, password resets) goes to the first server SMTP_URL names, DKIM-signed when keys are configured. */
+export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir'> & Partial<Pick<Config, 'dkim'>>): Mailer {
   const [first] = smtpUrls(config.smtpUrl);
-  return first ? smtpMailer(first, config.mailFrom) : outboxMailer(config.dataDir, config.mailFrom);
+  const signer = config.dkim && config.dkim.length > 0 ? createDkimSigner(config.dkim) : null;
+  return first ? smtpMailer(first, config.mailFrom, signer) : outboxMailer(config.dataDir, config.mailFrom, signer);
 }
 
-function smtpMailer(url: string, from: string): Mailer {
+/** The message built by nodemailer's composer, then signed: what goes out is exactly what was signed. */
+async function composeSigned(message: MailMessage, signer: DkimSigner) {
+  const node = new MailComposer(message).compile();
+  const raw = Buffer.concat(await signer.sign([await node.build()]));
+  return { raw, envelope: node.getEnvelope(), messageId: node.messageId() };
+}
+
+function smtpMailer(url: string, from: string, signer: DkimSigner | null): Mailer {
   const transport = nodemailer.createTransport(smtpPoolOptions(url));
   return {
     kind: 'smtp',
     async send(message) {
+      if (signer) {
+        const signed = await composeSigned({ from, ...message }, signer);
+        const info = await transport.sendMail({ envelope: signed.envelope, raw: signed.raw });
+        return { messageId: signed.messageId, response: info.response };
+      }
       const info = await transport.sendMail({ from, ...message });
       return { messageId: info.messageId, response: info.response };
     },
@@ -67,13 +82,15 @@ function smtpMailer(url: string, from: string): Mailer {
   };
 }
 
-function outboxMailer(dataDir: string, from: string): Mailer {
+function outboxMailer(dataDir: string, from: string, signer: DkimSigner | null): Mailer {
   const dir = join(dataDir, 'outbox');
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
   return {
     kind: 'outbox',
     async send(message) {
-      const info = await transport.sendMail({ from, ...message });
+      const info = signer
+        ? await composeSigned({ from, ...message }, signer).then((s) => ({ message: s.raw, messageId: s.messageId }))
+        : await transport.sendMail({ from, ...message });
       await mkdir(dir, { recursive: true });
       const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}.eml`);
       await writeFile(file, info.message as Buffer);

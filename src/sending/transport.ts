@@ -5,6 +5,8 @@ import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import nodemailer from 'nodemailer';
 import type { Config } from '../config.js';
 import { smtpPoolOptions, smtpUrls } from '../mail/mailer.js';
+import { createDkimSigner } from './dkim/signer.js';
+import { signingTransport } from './dkim/transport.js';
 import { SmtpError } from './smtp/connection.js';
 import { SmtpPool } from './smtp/pool.js';
 
@@ -57,10 +59,17 @@ export interface TransportOptions {
   readonly tls?: TlsOptions;
 }
 
-/** SMTP when SMTP_URL names servers (several: round-robin, one connection pool each); else `.eml` files in DATA_DIR/outbox. */
-export function createTransport(config: Pick<Config, 'smtpUrl' | 'dataDir'>, options: TransportOptions = {}): Transport {
+/**
+ * SMTP when SMTP_URL names servers (several: round-robin, one connection pool each); else `.eml` files in
+ * DATA_DIR/outbox. DKIM-signed when keys are configured (sending/dkim).
+ */
+export function createTransport(
+  config: Pick<Config, 'smtpUrl' | 'dataDir'> & Partial<Pick<Config, 'dkim'>>,
+  options: TransportOptions = {},
+): Transport {
   const urls = smtpUrls(config.smtpUrl);
-  return urls.length > 0 ? smtpTransport(urls, options) : outboxTransport(join(config.dataDir, 'outbox'));
+  const transport = urls.length > 0 ? smtpTransport(urls, options) : outboxTransport(join(config.dataDir, 'outbox'));
+  return config.dkim && config.dkim.length > 0 ? signingTransport(transport, createDkimSigner(config.dkim)) : transport;
 }
 
 interface NodemailerError {
