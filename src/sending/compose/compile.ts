@@ -12,7 +12,8 @@ import { attributeNames, firstListOf, upsertLinks } from './compose.repository.j
 import { afterBodyStart, mergeContent } from './content.js';
 import { linkTokenSigner, unsubscribeTokenSigner } from './tokens.js';
 import { TrackedUrls, trackHtmlLinks, trackTextLinks } from './links.js';
-import { CRLF, SOFT_BREAK, encodeQuotedPrintable, header, mailbox, textHeader } from './mime.js';
+import { fromAndSubject } from './header-text.js';
+import { CRLF, SOFT_BREAK, encodeQuotedPrintable, header, mailbox } from './mime.js';
 import { compileBody, escapeHtml, normaliseName, oneByte, type CompiledBody, type Part, type Resolution, type SlotKind } from './placeholders.js';
 import { CampaignRenderer } from './render.js';
 import { htmlSkeleton, textSkeleton, type StaticPart } from './skeleton.js';
@@ -214,7 +215,7 @@ export async function compileCampaign(
     campaignId,
     host,
     envelopeFrom: from.address,
-    headBefore: lines(header('From', mailbox(from.name, from.address)), textHeader('Subject', subject)),
+    headBefore: fromAndSubject(from, subject, resolve('text')),
     headAfter: lines(
       ...(replyTo ? [header('Reply-To', mailbox(replyTo.name, replyTo.address))] : []),
       'MIME-Version: 1.0',

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CRLF, SOFT_BREAK, encodeQuotedPrintable, rfc5322Date } from './mime.js';
+import type { HeadLines } from './header-text.js';
 import { escapeHtml, type CompiledBody, type Slot } from './placeholders.js';
 import type { Skeleton } from './skeleton.js';
 import { RecipientError, type CompiledCampaign, type RecipientData, type Rendered } from './types.js';
@@ -14,8 +15,8 @@ export interface RenderPlan {
   readonly campaignId: number;
   readonly host: string;
   readonly envelopeFrom: string;
-  /** `From` to `Subject`, then `Reply-To` to `X-Mailroom-Campaign`: the static header lines, CRLF-terminated. */
-  readonly headBefore: string;
+  /** `From` and `Subject` (static, or filled per recipient: header-text.ts), then `Reply-To` to `X-Mailroom-Campaign`. */
+  readonly headBefore: HeadLines;
   readonly headAfter: string;
   /** `mailto:…?subject=unsubscribe` for List-Unsubscribe. */
   readonly unsubscribeMailto: string;
@@ -201,7 +202,7 @@ export class CampaignRenderer implements CompiledCampaign {
     const messageId = `<c${plan.campaignId}.s${recipient.subscriberId}.${randomHex8()}@${plan.host}>`;
 
     const mail = new Assembler();
-    mail.text(plan.headBefore);
+    mail.text(typeof plan.headBefore === 'string' ? plan.headBefore : plan.headBefore((slot) => values.text(slot)));
     mail.text(`To: ${email}${CRLF}Date: ${nowHeader()}${CRLF}Message-ID: ${messageId}${CRLF}`);
     mail.text(plan.headAfter);
     if (plan.listUnsubscribe) mail.text(`List-Unsubscribe: <${values.unsubscribeUrl()}>,${CRLF} <${plan.unsubscribeMailto}>${CRLF}`);
