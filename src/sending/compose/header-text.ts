@@ -9,6 +9,7 @@ import { compileBody, LINK_MARK_CLOSE, LINK_MARK_OPEN, type Resolution, type Slo
  */
 
 /** Runs of control characters (CR and LF among them) become one space. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\x00-\x1f\x7f]+/g;
 
 export function headerSafe(value: string): string {
