@@ -180,6 +180,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (converted.ADMIN_PASSWORD && converted.ADMIN_PASSWORD.length < 8) {
     throw new ConfigError('Invalid environment variable ADMIN_PASSWORD: it must have 8 characters or more.');
   }
+  for (const url of converted.SMTP_URL.split(',').map((u) => u.trim()).filter(Boolean)) {
+    // A misspelt ?tls= would otherwise fall back to opportunistic TLS without a word.
+    let tls: string | null;
+    try {
+      tls = new URL(url).searchParams.get('tls');
+    } catch {
+      throw new ConfigError(`Invalid environment variable SMTP_URL: ${JSON.stringify(url.replace(/\/\/[^@/]*@/, '//…@'))} is not a URL`);
+    }
+    if (tls !== null && tls !== 'off' && tls !== 'required') {
+      throw new ConfigError(`Invalid environment variable SMTP_URL: ?tls= takes off or required, got ${JSON.stringify(tls)}`);
+    }
+  }
   const publicUrl = converted.PUBLIC_URL.replace(/\/+$/, '');
   let dkim: DkimKey[] = [];
   try {

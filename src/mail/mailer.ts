@@ -34,15 +34,19 @@ export function smtpUrls(value: string): string[] {
 /** nodemailer's pooled SMTP options for one `smtp://` or `smtps://` URL (`?tls=off`, `?pool=N`). */
 export function smtpPoolOptions(url: string): SMTPPool.Options {
   const parsed = new URL(url);
+  const tls = parsed.searchParams.get('tls');
+  const secure = parsed.protocol === 'smtps:';
   return {
     host: parsed.hostname,
-    port: Number(parsed.port) || (parsed.protocol === 'smtps:' ? 465 : 587),
-    secure: parsed.protocol === 'smtps:',
+    port: Number(parsed.port) || (secure ? 465 : 587),
+    secure,
     auth: parsed.username
       ? { user: decodeURIComponent(parsed.username), pass: decodeURIComponent(parsed.password) }
       : undefined,
-    // Plain SMTP to a local relay or sink is common for self-hosting; `?tls=off` skips STARTTLS entirely.
-    ignoreTLS: parsed.searchParams.get('tls') === 'off',
+    // Plain SMTP to a local relay or sink is common for self-hosting; `?tls=off` skips STARTTLS entirely, and is the
+    // only way a login goes without TLS. `?tls=required` refuses a server that offers no STARTTLS.
+    ignoreTLS: tls === 'off',
+    requireTLS: !secure && (tls === 'required' || (Boolean(parsed.username) && tls !== 'off')),
     pool: true,
     maxConnections: Number(parsed.searchParams.get('pool') ?? 5),
     maxMessages: Infinity,

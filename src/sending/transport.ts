@@ -129,6 +129,7 @@ function serverSender(url: string, options: TransportOptions): { send: Send; clo
     port: Number(settings.port),
     secure: settings.secure === true,
     ignoreTls: settings.ignoreTLS === true,
+    requireTls: new URL(url).searchParams.get('tls') === 'required',
     auth: settings.auth?.user ? { user: settings.auth.user, pass: settings.auth.pass ?? '' } : undefined,
     tls: options.tls,
     size: settings.maxConnections ?? 5,
