@@ -51,6 +51,8 @@ export const EnvSchema = Type.Object({
   FORWARD_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 5 }),
   TRACKING_FLUSH_MS: Type.Integer({ minimum: 5, maximum: 10_000, default: 50 }),
   TRACKING_MACHINE_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 2 }),
+  // Envelope sender (Return-Path) of all mail; empty: the From address. Should be an address the bounce mailbox reads.
+  BOUNCE_ADDRESS: Type.String({ default: '', pattern: '^(|[^\\s@<>()\\[\\],;:"\\\\]+@[^\\s@<>()\\[\\],;:"\\\\]+\\.[^\\s@<>()\\[\\],;:"\\\\]+)$' }),
   // Empty: POST /api/v2/bounces/inbound answers 404. Otherwise a secret of 16 characters or more.
   BOUNCE_INBOUND_TOKEN: Type.String({ default: '', pattern: '^(|[\\x21-\\x7e]{16,512})$' }),
   BOUNCE_MAX_SIZE: Type.Integer({ minimum: 1024, maximum: 209_715_200, default: 10_485_760 }),
@@ -82,6 +84,8 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   readonly smtpUrl: string;
   readonly mailFrom: string;
+  /** BOUNCE_ADDRESS: envelope sender (Return-Path) of campaign and system mail; empty: the From address. */
+  readonly bounceAddress: string;
   /** DKIM keys read from DKIM_KEYS' files at start; campaign and system mail from their domains is signed. */
   readonly dkim: readonly DkimKey[];
   readonly bodyLimit: number;
@@ -218,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     corsOrigins: Object.freeze(converted.CORS_ORIGIN.split(',').map((o) => o.trim()).filter(Boolean)),
     smtpUrl: converted.SMTP_URL,
     mailFrom: converted.MAIL_FROM,
+    bounceAddress: converted.BOUNCE_ADDRESS,
     dkim: Object.freeze(dkim),
     bodyLimit: converted.BODY_LIMIT,
     uploadLimit: converted.UPLOAD_LIMIT,

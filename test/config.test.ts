@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       corsOrigins: [],
       smtpUrl: '',
       mailFrom: 'Mailroom <mailroom@localhost>',
+      bounceAddress: '',
       dkim: [],
       bodyLimit: 1_048_576,
       uploadLimit: 52_428_800,

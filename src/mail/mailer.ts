@@ -54,10 +54,20 @@ export function smtpPoolOptions(url: string): SMTPPool.Options {
 }
 
 /** System mail (confirmations, password resets) goes to the first server SMTP_URL names, DKIM-signed when keys are configured. */
-export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir'> & Partial<Pick<Config, 'dkim'>>): Mailer {
+export function createMailer(
+  config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir'> & Partial<Pick<Config, 'dkim' | 'bounceAddress'>>,
+): Mailer {
   const [first] = smtpUrls(config.smtpUrl);
   const signer = config.dkim && config.dkim.length > 0 ? createDkimSigner(config.dkim) : null;
-  return first ? smtpMailer(first, config.mailFrom, signer) : outboxMailer(config.dataDir, config.mailFrom, signer);
+  const bounceAddress = config.bounceAddress ?? '';
+  return first ? smtpMailer(first, config.mailFrom, signer, bounceAddress) : outboxMailer(config.dataDir, config.mailFrom, signer);
+}
+
+/** The envelope: to whom the message says, from BOUNCE_ADDRESS when set (else nodemailer takes the From address). */
+function envelopeOf(message: MailMessage, bounceAddress: string): MailMessage['envelope'] {
+  if (!bounceAddress) return undefined;
+  const node = new MailComposer(message).compile();
+  return { from: bounceAddress, to: node.getEnvelope().to };
 }
 
 /** The message built by nodemailer's composer, then signed: what goes out is exactly what was signed. */
@@ -67,17 +77,19 @@ async function composeSigned(message: MailMessage, signer: DkimSigner) {
   return { raw, envelope: node.getEnvelope(), messageId: node.messageId() };
 }
 
-function smtpMailer(url: string, from: string, signer: DkimSigner | null): Mailer {
+function smtpMailer(url: string, from: string, signer: DkimSigner | null, bounceAddress: string): Mailer {
   const transport = nodemailer.createTransport(smtpPoolOptions(url));
   return {
     kind: 'smtp',
     async send(message) {
       if (signer) {
         const signed = await composeSigned({ from, ...message }, signer);
-        const info = await transport.sendMail({ envelope: signed.envelope, raw: signed.raw });
+        const envelope = bounceAddress ? { ...signed.envelope, from: bounceAddress } : signed.envelope;
+        const info = await transport.sendMail({ envelope, raw: signed.raw });
         return { messageId: signed.messageId, response: info.response };
       }
-      const info = await transport.sendMail({ from, ...message });
+      const envelope = envelopeOf({ from, ...message }, bounceAddress);
+      const info = await transport.sendMail({ from, ...message, ...(envelope ? { envelope } : {}) });
       return { messageId: info.messageId, response: info.response };
     },
     async close() {

@@ -214,7 +214,8 @@ export async function compileCampaign(
   return new CampaignRenderer({
     campaignId,
     host,
-    envelopeFrom: from.address,
+    // BOUNCE_ADDRESS: bounces go where they are read, not to the From address.
+    envelopeFrom: ctx.config.bounceAddress || from.address,
     headBefore: fromAndSubject(from, subject, resolve('text')),
     headAfter: lines(
       ...(replyTo ? [header('Reply-To', mailbox(replyTo.name, replyTo.address))] : []),
@@ -224,7 +225,6 @@ export async function compileCampaign(
       'Precedence: bulk',
       `X-Mailroom-Campaign: ${campaignId}`,
     ),
-    unsubscribeMailto: `mailto:${from.address}?subject=unsubscribe`,
     html: html === null ? null : { body: compileBody(html, resolve('html')), skeleton: htmlSkeleton(boundaries, inline, attachments) },
     text: {
       body: forward ? withPrefix(compileBody(text, resolve('text')), forward.intro.text) : compileBody(text, resolve('text')),

@@ -18,8 +18,6 @@ export interface RenderPlan {
   /** `From` and `Subject` (static, or filled per recipient: header-text.ts), then `Reply-To` to `X-Mailroom-Campaign`. */
   readonly headBefore: HeadLines;
   readonly headAfter: string;
-  /** `mailto:…?subject=unsubscribe` for List-Unsubscribe. */
-  readonly unsubscribeMailto: string;
   /** Whether mails carry List-Unsubscribe (not forwarded copies). */
   readonly listUnsubscribe: boolean;
   readonly html: { readonly body: CompiledBody; readonly skeleton: Skeleton } | null;
@@ -205,7 +203,8 @@ export class CampaignRenderer implements CompiledCampaign {
     mail.text(typeof plan.headBefore === 'string' ? plan.headBefore : plan.headBefore((slot) => values.text(slot)));
     mail.text(`To: ${email}${CRLF}Date: ${nowHeader()}${CRLF}Message-ID: ${messageId}${CRLF}`);
     mail.text(plan.headAfter);
-    if (plan.listUnsubscribe) mail.text(`List-Unsubscribe: <${values.unsubscribeUrl()}>,${CRLF} <${plan.unsubscribeMailto}>${CRLF}`);
+    // Only the one-click link (RFC 8058): a mailto: part would point at an address nothing reads (docs/api.md).
+    if (plan.listUnsubscribe) mail.text(`List-Unsubscribe: <${values.unsubscribeUrl()}>${CRLF}`);
     mail.text(`X-Mailroom-Subscriber: ${recipient.uniqueId.replace(/[\r\n]/g, '')}${CRLF}`);
     if (deliveryId !== null) mail.text(`X-Mailroom-Delivery: ${deliveryId}${CRLF}`);
 
