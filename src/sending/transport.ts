@@ -57,6 +57,8 @@ export interface Transport {
 /** Settings that have no place in a URL; tests use them to trust their own certificate authority. */
 export interface TransportOptions {
   readonly tls?: TlsOptions;
+  /** With DKIM keys configured: told once per From domain that no key signs (app.ts logs a warning). */
+  readonly onUnsigned?: (domain: string) => void;
 }
 
 /**
@@ -69,7 +71,7 @@ export function createTransport(
 ): Transport {
   const urls = smtpUrls(config.smtpUrl);
   const transport = urls.length > 0 ? smtpTransport(urls, options) : outboxTransport(join(config.dataDir, 'outbox'));
-  return config.dkim && config.dkim.length > 0 ? signingTransport(transport, createDkimSigner(config.dkim)) : transport;
+  return config.dkim && config.dkim.length > 0 ? signingTransport(transport, createDkimSigner(config.dkim, { onUnsigned: options.onUnsigned })) : transport;
 }
 
 interface NodemailerError {

@@ -152,11 +152,21 @@ export interface DkimSigner {
   sign(raw: readonly Buffer[]): Promise<readonly Buffer[]>;
 }
 
-export function createDkimSigner(keys: readonly DkimKey[], now: () => number = Date.now): DkimSigner {
+export interface SignerOptions {
+  /** Told once per From domain that no key signs (the first message from it goes out unsigned). */
+  readonly onUnsigned?: (domain: string) => void;
+  readonly now?: () => number;
+}
+
+export function createDkimSigner(keys: readonly DkimKey[], options: SignerOptions = {}): DkimSigner {
+  const now = options.now ?? Date.now;
   const byDomain = new Map<string, DkimKey[]>();
   const keysOf = (domain: string) => {
     let found = byDomain.get(domain);
-    if (!found) byDomain.set(domain, (found = keysForDomain(keys, domain)));
+    if (!found) {
+      byDomain.set(domain, (found = keysForDomain(keys, domain)));
+      if (found.length === 0) options.onUnsigned?.(domain);
+    }
     return found;
   };
   return {
