@@ -153,6 +153,8 @@ export async function runCampaign(fixture: SendFixture, context: JobContext, run
       stalled_ms: Math.round(report.stalledMs),
       worker_cpu_s: Math.round(cpu * 10) / 10,
       messages_per_worker_cpu_s: Math.round(report.messages / cpu),
+      // Main thread and the thread pool's signing together (/proc counts every thread of the process).
+      worker_cpu_us_per_message: Math.round((cpu * 1e6) / report.messages),
       sink_cpu_s: cpuSeconds(sink.pid) ?? 'unknown',
       ...rss,
       ...kill,
@@ -232,6 +234,7 @@ async function ledgerCheck(url: string, campaignId: number, report: SinkReport):
       missing_recipients: missing,
       foreign_messages: foreign,
       without_delivery_header: report.withoutDelivery,
+      dkim_signed_messages: report.signed,
       ledger_sent: byStatus.sent ?? 0,
       ledger_not_sent: rows.rows.length - (byStatus.sent ?? 0),
       ledger_sent_not_received: sentUnseen,

@@ -2,7 +2,8 @@ import { scenario, type Scenario } from './scenario.js';
 import { superUserSession } from './seeds.js';
 import { runBare } from './sending.bare.js';
 import { runCampaign } from './sending.campaign.js';
-import { AUDIENCE, PAIR_AUDIENCE, sendAudience, type SendFixture } from './sending.seeds.js';
+import { AUDIENCE, FROM, PAIR_AUDIENCE, sendAudience, type SendFixture } from './sending.seeds.js';
+import { withDkimKeys } from './sending.dkim.js';
 
 /*
  * The sending area's bench scenarios (jobs; see ./scenario.ts), gathered by ./scenarios.ts. Issue 5's figures: the
@@ -41,6 +42,18 @@ export const sendingScenarios: readonly Scenario[] = [
         workers: 1,
         rssAt: [Math.min(10_000, AUDIENCE), AUDIENCE],
       }),
+  }),
+  // Issue 14: the same campaign DKIM-signed with an RSA-2048 key (BENCH_DKIM=ed25519 adds an Ed25519 signature).
+  // `npm run bench -- send-campaign-100k` runs both, so the two figures come from the same run.
+  scenario<SendFixture>({
+    name: 'send-campaign-100k-signed',
+    seed: sendAudience,
+    rate: 'messages_per_s',
+    baselines: ['send-campaign-100k'],
+    job: (fixture, context) =>
+      withDkimKeys(FROM, (env) =>
+        runCampaign(fixture, context, { label: 'one worker, DKIM-signed', listId: fixture.fullListId, recipients: AUDIENCE, workers: 1, env }),
+      ),
   }),
   scenario<SendFixture>({
     name: 'send-two-workers',

@@ -11,6 +11,7 @@ import { SMTPServer } from 'smtp-server';
  */
 
 const DELIVERY_HEADER = Buffer.from('\nX-Mailroom-Delivery:', 'latin1');
+const DKIM_HEADER = Buffer.from('DKIM-Signature:', 'latin1');
 const HEADER_END = Buffer.from('\r\n\r\n', 'latin1');
 /** A header block longer than this is not a campaign mail's; the search stops there. */
 const MAX_HEAD = 256 * 1024;
@@ -36,6 +37,8 @@ export interface SinkReport {
   readonly deliveries: Map<number, number>;
   /** Messages that had no X-Mailroom-Delivery header. */
   readonly withoutDelivery: number;
+  /** Messages whose header carried a DKIM-Signature. */
+  readonly signed: number;
   /** Bytes of all messages (after the SMTP dot-unstuffing). */
   readonly bytes: number;
   /** The longest time between two accepted messages, and the sum of such gaps of 100 ms or more (sender stalls). */
@@ -65,6 +68,7 @@ async function runSink(): Promise<void> {
   let recipients = new Map<string, number>();
   let deliveries = new Map<number, number>();
   let withoutDelivery = 0;
+  let signed = 0;
   let bytes = 0;
   let longestGapMs = 0;
   let stalledMs = 0;
@@ -105,6 +109,7 @@ async function runSink(): Promise<void> {
         const end = joined.indexOf(HEADER_END);
         if (end >= 0 || joined.length > MAX_HEAD) {
           delivery = deliveryIdOf(end >= 0 ? joined.subarray(0, end + 2) : joined);
+          if (joined.subarray(0, end >= 0 ? end : joined.length).includes(DKIM_HEADER)) signed++;
           head = null;
         } else {
           head = Buffer.from(joined);
@@ -129,7 +134,7 @@ async function runSink(): Promise<void> {
   process.on('message', (request: Request) => {
     switch (request.type) {
       case 'reset':
-        messages = withoutDelivery = bytes = first = last = longestGapMs = stalledMs = 0;
+        messages = withoutDelivery = signed = bytes = first = last = longestGapMs = stalledMs = 0;
         recipients = new Map();
         deliveries = new Map();
         send({ id: request.id, type: 'ok' });
@@ -145,7 +150,7 @@ async function runSink(): Promise<void> {
         send({
           id: request.id,
           type: 'ok',
-          report: { messages, spanMs: last - first, recipients, deliveries, withoutDelivery, bytes, longestGapMs, stalledMs },
+          report: { messages, spanMs: last - first, recipients, deliveries, withoutDelivery, signed, bytes, longestGapMs, stalledMs },
         });
         break;
     }

@@ -96,7 +96,11 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     (await createDatabase({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: config.dataDir }));
   if (options.migrate ?? true) await migrate(database);
   const mailer = options.mailer ?? createMailer(config);
-  const transport = options.transport ?? createTransport(config);
+  const transport =
+    options.transport ??
+    createTransport(config, {
+      onUnsigned: (domain) => app.log.warn({ domain }, 'no DKIM key for this From domain: its campaign mail goes out unsigned'),
+    });
   const secrets = await loadSecrets(database.db);
   const events = new EventBuffer({ db: database.db, log: app.log, ...config.tracking });
   events.start();

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { DkimKeyError, loadDkimKeys, type DkimKey } from './sending/dkim/keys.js';
 
 /**
  * Every environment variable the service reads, with its default. The same list, with the same defaults,
@@ -26,6 +27,8 @@ export const EnvSchema = Type.Object({
   // One server, or several separated by commas (campaign mail is spread over them round-robin).
   SMTP_URL: Type.String({ default: '', pattern: '^(|smtps?://[^,\\s]+(\\s*,\\s*smtps?://[^,\\s]+)*)$' }),
   MAIL_FROM: Type.String({ minLength: 3, default: 'Mailroom <mailroom@localhost>' }),
+  // `domain:selector:/path/to/key.pem`, comma-separated: DKIM keys (sending/dkim/keys.ts). Empty: mail goes out unsigned.
+  DKIM_KEYS: Type.String({ default: '' }),
   BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1_048_576 }),
   UPLOAD_LIMIT: Type.Integer({ minimum: 1024, default: 52_428_800 }),
   LOGIN_MAX_FAILURES: Type.Integer({ minimum: 1, default: 10 }),
@@ -54,6 +57,8 @@ export const EnvSchema = Type.Object({
   TRACKING_FLUSH_MS: Type.Integer({ minimum: 5, maximum: 10_000, default: 50 }),
   TRACKING_MACHINE_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 2 }),
   TRACKING_RATE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 20 }),
+  // Envelope sender (Return-Path) of all mail; empty: the From address. Should be an address the bounce mailbox reads.
+  BOUNCE_ADDRESS: Type.String({ default: '', pattern: '^(|[^\\s@<>()\\[\\],;:"\\\\]+@[^\\s@<>()\\[\\],;:"\\\\]+\\.[^\\s@<>()\\[\\],;:"\\\\]+)$' }),
   // Empty: POST /api/v2/bounces/inbound answers 404. Otherwise a secret of 16 characters or more.
   BOUNCE_INBOUND_TOKEN: Type.String({ default: '', pattern: '^(|[\\x21-\\x7e]{16,512})$' }),
   BOUNCE_MAX_SIZE: Type.Integer({ minimum: 1024, maximum: 209_715_200, default: 10_485_760 }),
@@ -88,6 +93,10 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   readonly smtpUrl: string;
   readonly mailFrom: string;
+  /** BOUNCE_ADDRESS: envelope sender (Return-Path) of campaign and system mail; empty: the From address. */
+  readonly bounceAddress: string;
+  /** DKIM keys read from DKIM_KEYS' files at start; campaign and system mail from their domains is signed. */
+  readonly dkim: readonly DkimKey[];
   readonly bodyLimit: number;
   readonly uploadLimit: number;
   readonly loginMaxFailures: number;
@@ -204,7 +213,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (converted.ADMIN_PASSWORD && converted.ADMIN_PASSWORD.length < 8) {
     throw new ConfigError('Invalid environment variable ADMIN_PASSWORD: it must have 8 characters or more.');
   }
+  for (const url of converted.SMTP_URL.split(',').map((u) => u.trim()).filter(Boolean)) {
+    // A misspelt ?tls= would otherwise fall back to opportunistic TLS without a word.
+    let tls: string | null;
+    try {
+      tls = new URL(url).searchParams.get('tls');
+    } catch {
+      throw new ConfigError(`Invalid environment variable SMTP_URL: ${JSON.stringify(url.replace(/\/\/[^@/]*@/, '//…@'))} is not a URL`);
+    }
+    if (tls !== null && tls !== 'off' && tls !== 'required') {
+      throw new ConfigError(`Invalid environment variable SMTP_URL: ?tls= takes off or required, got ${JSON.stringify(tls)}`);
+    }
+  }
   const publicUrl = converted.PUBLIC_URL.replace(/\/+$/, '');
+  let dkim: DkimKey[] = [];
+  try {
+    if (!overrides.dkim) dkim = loadDkimKeys(converted.DKIM_KEYS);
+  } catch (err) {
+    if (err instanceof DkimKeyError) throw new ConfigError(`Invalid environment variable DKIM_KEYS: ${err.message}`);
+    throw err;
+  }
   return Object.freeze({
     port: converted.PORT,
     host: converted.HOST,
@@ -224,6 +252,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     corsOrigins: Object.freeze(converted.CORS_ORIGIN.split(',').map((o) => o.trim()).filter(Boolean)),
     smtpUrl: converted.SMTP_URL,
     mailFrom: converted.MAIL_FROM,
+    bounceAddress: converted.BOUNCE_ADDRESS,
+    dkim: Object.freeze(dkim),
     bodyLimit: converted.BODY_LIMIT,
     uploadLimit: converted.UPLOAD_LIMIT,
     loginMaxFailures: converted.LOGIN_MAX_FAILURES,

@@ -26,6 +26,8 @@ describe('loadConfig', () => {
       corsOrigins: [],
       smtpUrl: '',
       mailFrom: 'Mailroom <mailroom@localhost>',
+      bounceAddress: '',
+      dkim: [],
       bodyLimit: 1_048_576,
       uploadLimit: 52_428_800,
       loginMaxFailures: 10,

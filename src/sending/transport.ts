@@ -5,6 +5,8 @@ import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import nodemailer from 'nodemailer';
 import type { Config } from '../config.js';
 import { smtpPoolOptions, smtpUrls } from '../mail/mailer.js';
+import { createDkimSigner } from './dkim/signer.js';
+import { signingTransport } from './dkim/transport.js';
 import { SmtpError } from './smtp/connection.js';
 import { SmtpPool } from './smtp/pool.js';
 
@@ -56,6 +58,8 @@ export interface Transport {
 export interface TransportOptions {
   readonly tls?: TlsOptions;
   readonly timeouts?: Partial<SmtpTimeouts>;
+  /** With DKIM keys configured: told once per From domain that no key signs (app.ts logs a warning). */
+  readonly onUnsigned?: (domain: string) => void;
 }
 
 export interface SmtpTimeouts {
@@ -66,10 +70,17 @@ export interface SmtpTimeouts {
   readonly socketTimeoutMs: number;
 }
 
-/** SMTP when SMTP_URL names servers (several: round-robin, one connection pool each); else `.eml` files in DATA_DIR/outbox. */
-export function createTransport(config: Pick<Config, 'smtpUrl' | 'dataDir'>, options: TransportOptions = {}): Transport {
+/**
+ * SMTP when SMTP_URL names servers (several: round-robin, one connection pool each); else `.eml` files in
+ * DATA_DIR/outbox. DKIM-signed when keys are configured (sending/dkim).
+ */
+export function createTransport(
+  config: Pick<Config, 'smtpUrl' | 'dataDir'> & Partial<Pick<Config, 'dkim'>>,
+  options: TransportOptions = {},
+): Transport {
   const urls = smtpUrls(config.smtpUrl);
-  return urls.length > 0 ? smtpTransport(urls, options) : outboxTransport(join(config.dataDir, 'outbox'));
+  const transport = urls.length > 0 ? smtpTransport(urls, options) : outboxTransport(join(config.dataDir, 'outbox'));
+  return config.dkim && config.dkim.length > 0 ? signingTransport(transport, createDkimSigner(config.dkim, { onUnsigned: options.onUnsigned })) : transport;
 }
 
 interface NodemailerError {
@@ -142,6 +153,7 @@ function serverSender(url: string, options: TransportOptions): { send: Send; clo
     port: Number(settings.port),
     secure: settings.secure === true,
     ignoreTls: settings.ignoreTLS === true,
+    requireTls: new URL(url).searchParams.get('tls') === 'required',
     auth: settings.auth?.user ? { user: settings.auth.user, pass: settings.auth.pass ?? '' } : undefined,
     tls: options.tls,
     size: settings.maxConnections ?? 5,

@@ -12,7 +12,8 @@ import { attributeNames, firstListOf, upsertLinks } from './compose.repository.j
 import { afterBodyStart, mergeContent } from './content.js';
 import { linkTokenSigner, unsubscribeTokenSigner } from './tokens.js';
 import { TrackedUrls, trackHtmlLinks, trackTextLinks } from './links.js';
-import { CRLF, SOFT_BREAK, encodeQuotedPrintable, header, mailbox, textHeader } from './mime.js';
+import { fromAndSubject } from './header-text.js';
+import { CRLF, SOFT_BREAK, encodeQuotedPrintable, header, mailbox } from './mime.js';
 import { compileBody, escapeHtml, normaliseName, oneByte, type CompiledBody, type Part, type Resolution, type SlotKind } from './placeholders.js';
 import { CampaignRenderer } from './render.js';
 import { htmlSkeleton, textSkeleton, type StaticPart } from './skeleton.js';
@@ -213,8 +214,9 @@ export async function compileCampaign(
   return new CampaignRenderer({
     campaignId,
     host,
-    envelopeFrom: from.address,
-    headBefore: lines(header('From', mailbox(from.name, from.address)), textHeader('Subject', subject)),
+    // BOUNCE_ADDRESS: bounces go where they are read, not to the From address.
+    envelopeFrom: ctx.config.bounceAddress || from.address,
+    headBefore: fromAndSubject(from, subject, resolve('text')),
     headAfter: lines(
       ...(replyTo ? [header('Reply-To', mailbox(replyTo.name, replyTo.address))] : []),
       'MIME-Version: 1.0',
@@ -223,7 +225,6 @@ export async function compileCampaign(
       'Precedence: bulk',
       `X-Mailroom-Campaign: ${campaignId}`,
     ),
-    unsubscribeMailto: `mailto:${from.address}?subject=unsubscribe`,
     html: html === null ? null : { body: compileBody(html, resolve('html')), skeleton: htmlSkeleton(boundaries, inline, attachments) },
     text: {
       body: forward ? withPrefix(compileBody(text, resolve('text')), forward.intro.text) : compileBody(text, resolve('text')),

@@ -85,8 +85,12 @@ export function oneByte(ascii: string): string {
   return Buffer.from(ascii, 'latin1').toString('latin1');
 }
 
-/** Cuts `source` into encoded pieces and slots, asking `resolve` what each placeholder name is. */
-export function compileBody(source: string, resolve: (name: string) => Resolution): CompiledBody {
+/**
+ * Cuts `source` into encoded pieces and slots, asking `resolve` what each placeholder name is. `plain`: the pieces
+ * stay text (a header's, encoded when the whole header is), and no soft break ends the last one.
+ */
+export function compileBody(source: string, resolve: (name: string) => Resolution, plain = false): CompiledBody {
+  const encode = plain ? (text: string) => text : (text: string) => oneByte(encodeQuotedPrintable(text));
   const pieces: string[] = [];
   const slots: Slot[] = [];
   const valueIds = new Map<string, number>();
@@ -94,7 +98,7 @@ export function compileBody(source: string, resolve: (name: string) => Resolutio
     const identity = `${kind}\u0000${key}\u0000${index}\u0000${fallback}`;
     let valueId = valueIds.get(identity);
     if (valueId === undefined) valueIds.set(identity, (valueId = valueIds.size));
-    pieces.push(oneByte(encodeQuotedPrintable(text)));
+    pieces.push(encode(text));
     slots.push({ kind, key, index, fallback, valueId });
     text = '';
   };
@@ -120,7 +124,7 @@ export function compileBody(source: string, resolve: (name: string) => Resolutio
   text += source.slice(last);
   // Ending on a soft break: the line end before the next boundary is then the boundary's, and the body decodes to
   // exactly the source, without a trailing newline.
-  pieces.push(oneByte(encodeQuotedPrintable(text) + SOFT_BREAK));
+  pieces.push(plain ? text : oneByte(encodeQuotedPrintable(text) + SOFT_BREAK));
   return { pieces, slots, valueCount: valueIds.size };
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CRLF, SOFT_BREAK, encodeQuotedPrintable, rfc5322Date } from './mime.js';
+import type { HeadLines } from './header-text.js';
 import { escapeHtml, type CompiledBody, type Slot } from './placeholders.js';
 import type { Skeleton } from './skeleton.js';
 import { RecipientError, type CompiledCampaign, type RecipientData, type Rendered } from './types.js';
@@ -14,11 +15,9 @@ export interface RenderPlan {
   readonly campaignId: number;
   readonly host: string;
   readonly envelopeFrom: string;
-  /** `From` to `Subject`, then `Reply-To` to `X-Mailroom-Campaign`: the static header lines, CRLF-terminated. */
-  readonly headBefore: string;
+  /** `From` and `Subject` (static, or filled per recipient: header-text.ts), then `Reply-To` to `X-Mailroom-Campaign`. */
+  readonly headBefore: HeadLines;
   readonly headAfter: string;
-  /** `mailto:…?subject=unsubscribe` for List-Unsubscribe. */
-  readonly unsubscribeMailto: string;
   /** Whether mails carry List-Unsubscribe (not forwarded copies). */
   readonly listUnsubscribe: boolean;
   readonly html: { readonly body: CompiledBody; readonly skeleton: Skeleton } | null;
@@ -201,10 +200,11 @@ export class CampaignRenderer implements CompiledCampaign {
     const messageId = `<c${plan.campaignId}.s${recipient.subscriberId}.${randomHex8()}@${plan.host}>`;
 
     const mail = new Assembler();
-    mail.text(plan.headBefore);
+    mail.text(typeof plan.headBefore === 'string' ? plan.headBefore : plan.headBefore((slot) => values.text(slot)));
     mail.text(`To: ${email}${CRLF}Date: ${nowHeader()}${CRLF}Message-ID: ${messageId}${CRLF}`);
     mail.text(plan.headAfter);
-    if (plan.listUnsubscribe) mail.text(`List-Unsubscribe: <${values.unsubscribeUrl()}>,${CRLF} <${plan.unsubscribeMailto}>${CRLF}`);
+    // Only the one-click link (RFC 8058): a mailto: part would point at an address nothing reads (docs/api.md).
+    if (plan.listUnsubscribe) mail.text(`List-Unsubscribe: <${values.unsubscribeUrl()}>${CRLF}`);
     mail.text(`X-Mailroom-Subscriber: ${recipient.uniqueId.replace(/[\r\n]/g, '')}${CRLF}`);
     if (deliveryId !== null) mail.text(`X-Mailroom-Delivery: ${deliveryId}${CRLF}`);
 

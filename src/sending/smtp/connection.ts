@@ -15,8 +15,10 @@ export interface SmtpServerOptions {
   readonly port: number;
   /** TLS from the first byte (smtps, port 465). */
   readonly secure: boolean;
-  /** Never upgrade with STARTTLS (a plain local relay or sink). */
+  /** Never upgrade with STARTTLS (a plain local relay or sink); the only way a login may go without TLS. */
   readonly ignoreTls: boolean;
+  /** `?tls=required`: no mail without TLS; a server that offers no STARTTLS is refused. */
+  readonly requireTls?: boolean;
   readonly auth?: { readonly user: string; readonly pass: string };
   /** Extra TLS settings (a private CA, say). Certificates are verified unless these say otherwise. */
   readonly tls?: TlsOptions;
@@ -69,7 +71,10 @@ function heloName(socket: Socket): string {
 
 export class SmtpConnection {
   private socket: Socket | TLSSocket;
-  private readonly reader = new ReplyReader();
+  private reader = new ReplyReader();
+  /** Set while STARTTLS awaits its answer: whatever the server sends after that answer, in clear, is thrown away. */
+  private switchingToTls = false;
+  private secured: boolean;
   private readonly waiting: Waiter[] = [];
   private failure: Error | null = null;
   private extensions = new Set<string>();
@@ -81,6 +86,7 @@ export class SmtpConnection {
     private readonly options: SmtpServerOptions,
   ) {
     this.socket = socket;
+    this.secured = options.secure;
     this.listen(socket);
   }
 
@@ -185,10 +191,18 @@ export class SmtpConnection {
     if (greeting.code !== 220) throw new SmtpError(`The server refused the session: ${greeting.text}`, 'greeting', greeting);
     await this.hello();
     if (!this.options.secure && !this.options.ignoreTls && this.extensions.has('STARTTLS')) {
+      this.switchingToTls = true;
       const reply = await this.command('STARTTLS', 'starttls');
       if (reply.code !== 220) throw new SmtpError(`STARTTLS was refused: ${reply.text}`, 'starttls', reply);
       await this.upgrade();
       await this.hello();
+    }
+    if (!this.secured && this.options.requireTls) {
+      throw new SmtpError('The server offers no STARTTLS, and the SMTP URL says ?tls=required: nothing is sent in clear.', 'starttls');
+    }
+    if (this.options.auth && !this.secured && !this.options.ignoreTls) {
+      // A password in clear can be read by anyone on the path; only an explicit ?tls=off (a local relay) allows it.
+      throw new SmtpError('The server offers no STARTTLS: the login is not sent without TLS (add ?tls=off to the SMTP URL to allow it).', 'auth');
     }
     if (this.options.auth) await this.authenticate(this.options.auth);
   }
@@ -223,6 +237,10 @@ export class SmtpConnection {
       const onError = (err: Error) => reject(new SmtpError(`STARTTLS failed: ${err.message}`, 'starttls', undefined, { cause: err }));
       secured.once('error', onError);
     });
+    // RFC 3207 §4.2: nothing the server said before the handshake counts; the reader starts empty.
+    this.reader = new ReplyReader();
+    this.switchingToTls = false;
+    this.secured = true;
     this.listen(this.socket);
   }
 
@@ -299,6 +317,8 @@ export class SmtpConnection {
         return;
       }
       for (const reply of replies) {
+        // Lines after the answer to STARTTLS, sent in clear before the handshake (an injection): dropped.
+        if (this.switchingToTls && this.waiting.length === 0) break;
         const waiter = this.waiting.shift();
         if (waiter?.timer) clearTimeout(waiter.timer);
         if (!waiter) {
@@ -309,6 +329,8 @@ export class SmtpConnection {
         }
         waiter.resolve(reply);
       }
+      // The answer to STARTTLS is in: not even a partial line after it may prefix the first reply over TLS.
+      if (this.switchingToTls && this.waiting.length === 0) this.reader = new ReplyReader();
     });
     socket.on('timeout', () => {
       if (this.waiting.length === 0) return; // idle between messages: the pool decides
