@@ -31,6 +31,18 @@ const HTML_SECURITY_HEADERS = {
 };
 const HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
+type ObjectSchema = { properties?: Record<string, { type?: unknown }> } | undefined;
+
+/** The query and body fields a route declares as arrays: the names PHP-style `name[]` keys may fill. */
+function arrayFieldsOf(request: FastifyRequest): Set<string> {
+  const names = new Set<string>();
+  const schema = request.routeOptions.schema;
+  for (const part of [schema?.querystring, schema?.body] as ObjectSchema[]) {
+    for (const [name, field] of Object.entries(part?.properties ?? {})) if (field.type === 'array') names.add(name);
+  }
+  return names;
+}
+
 const NUL_IN_BODY = 'This value should not contain NUL characters (\\u0000).';
 
 /**
@@ -56,7 +68,7 @@ export function registerHttpConventions(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     const config = request.routeOptions.config;
     const query = isPlainObject(request.query) ? request.query : {};
-    foldPhpArrays(query);
+    foldPhpArrays(query, arrayFieldsOf(request));
     normalisePageQuery(query);
     if (!config.allowNul) {
       refuseNul(request.params, 'Path parameter');

@@ -80,14 +80,16 @@ const PHP_ARRAY_KEY = /^([^[\]]+)\[(\d{0,9})\]$/;
 /**
  * PHP clients write query arrays as `emails[]=a&emails[]=b` or `emails[0]=a&emails[1]=b`; both become
  * `emails: ['a', 'b']` (indexed items in index order, then `[]` items in the order sent). A plain `emails=c`
- * sent beside them joins the list. Other bracketed keys are left alone.
+ * sent beside them joins the list. Only names the route declares as arrays are folded: `u[]=…` where a single
+ * value is expected stays an unknown key, as in PHP, where such a value is an array and not the string.
  */
-export function foldPhpArrays(query: Record<string, unknown>): void {
+export function foldPhpArrays(query: Record<string, unknown>, arrayNames: ReadonlySet<string>): void {
   const folded = new Map<string, { indexed: [number, unknown][]; appended: unknown[] }>();
   for (const key of Object.keys(query)) {
     const match = PHP_ARRAY_KEY.exec(key);
     if (!match) continue;
     const name = match[1]!;
+    if (!arrayNames.has(name)) continue;
     const entry = folded.get(name) ?? { indexed: [], appended: [] };
     folded.set(name, entry);
     const values = [query[key]].flat();

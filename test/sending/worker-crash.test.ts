@@ -2,6 +2,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -38,10 +39,15 @@ after(() => {
   for (const w of children) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
 });
 
+/**
+ * A sending process: `src/worker.ts` on PostgreSQL; on PGlite the service itself (`src/server.ts`, which sends
+ * campaigns unless SEND_WORKER=off), since extra workers need PostgreSQL.
+ */
 function startWorkerProcess(env: Record<string, string>): Worker {
   const base = { ...process.env };
   delete base.SEND_LEASE_SECONDS; // the default is what is under test
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+  const script = env.DATABASE_URL ? 'src/worker.ts' : 'src/server.ts';
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
     env: { ...base, LOG_LEVEL: 'warn', SEND_POLL_MS: '50', SEND_BATCH_SIZE: String(BATCH), ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -49,6 +55,14 @@ function startWorkerProcess(env: Record<string, string>): Worker {
   child.stderr!.on('data', (chunk: Buffer) => (worker.stderr += chunk.toString()));
   children.push(worker);
   return worker;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 async function kill9(worker: Worker): Promise<void> {
@@ -168,7 +182,7 @@ describe('kill -9 of a sending process, then a restart', () => {
       const campaignId = await submittedCampaign(app, database, 'crashlite');
       await app.close();
 
-      const env = { DATABASE_URL: '', DATA_DIR: dataDir, SMTP_URL: sink.url };
+      const env = { DATABASE_URL: '', DATA_DIR: dataDir, SMTP_URL: sink.url, SEND_WORKER: 'on', PORT: String(await freePort()) };
       const run = await killAndRestart(sink, campaignId, env, async () => null);
       t.diagnostic(`all sent ${run.resumedMs} ms after the kill; the new process's first mail after ${run.startupMs} ms; ${duplicateDeliveries(sink, campaignId)} duplicates`);
       assert.ok(run.receivedAtKill < RECIPIENTS, 'killed mid-campaign');

@@ -53,7 +53,7 @@ describe('POST /api/v2/subscribers/import: malformed multipart is 400, not 500',
       payload: 'email\na@example.com\n',
     });
     assert.equal(res.statusCode, 400);
-    assert.deepEqual(res.json(), { message: 'Malformed multipart body: Multipart: Boundary not found' });
+    assert.deepEqual(res.json(), { message: 'Invalid multipart body: the Content-Type header has no boundary.' });
   });
 
   test('a body cut off inside the file: 400 and nothing written, fields before or after the file', async () => {
