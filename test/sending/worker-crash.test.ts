@@ -2,7 +2,6 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -55,14 +54,6 @@ function startWorkerProcess(env: Record<string, string>): Worker {
   child.stderr!.on('data', (chunk: Buffer) => (worker.stderr += chunk.toString()));
   children.push(worker);
   return worker;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function kill9(worker: Worker): Promise<void> {
@@ -182,7 +173,7 @@ describe('kill -9 of a sending process, then a restart', () => {
       const campaignId = await submittedCampaign(app, database, 'crashlite');
       await app.close();
 
-      const env = { DATABASE_URL: '', DATA_DIR: dataDir, SMTP_URL: sink.url, SEND_WORKER: 'on', PORT: String(await freePort()) };
+      const env = { DATABASE_URL: '', DATA_DIR: dataDir, SMTP_URL: sink.url, SEND_WORKER: 'on', PORT: '0' };
       const run = await killAndRestart(sink, campaignId, env, async () => null);
       t.diagnostic(`all sent ${run.resumedMs} ms after the kill; the new process's first mail after ${run.startupMs} ms; ${duplicateDeliveries(sink, campaignId)} duplicates`);
       assert.ok(run.receivedAtKill < RECIPIENTS, 'killed mid-campaign');
