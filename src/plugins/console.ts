@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** Where `npm run build:console` writes the console (web/dist), found from src/plugins and dist/plugins alike. */
 export const CONSOLE_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));
@@ -64,7 +64,7 @@ export async function registerConsole(app: FastifyInstance, options: { dir?: str
 
   app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/admin/', 302));
 
-  app.get('/admin/*', { schema: { hide: true } }, async (request, reply) => {
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     if (!index) {
       return reply
         .code(503)
@@ -72,11 +72,14 @@ export async function registerConsole(app: FastifyInstance, options: { dir?: str
         .header('cache-control', 'no-store')
         .send('The admin console is not built. Run `npm run build` (or `npm run build:console`), then restart the service.\n');
     }
-    const path = (request.params as { '*': string })['*'].split('?')[0] ?? '';
+    const path = ((request.params as { '*'?: string })['*'] ?? '').split('?')[0] ?? '';
     const asset = assets.get(path);
     if (asset && path !== 'index.html') return send(reply, asset, path.startsWith('assets/'));
     // A missing fingerprinted file is a real 404 (a stale page asking for an old build), not the app.
     if (path.startsWith('assets/')) return reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('Not found\n');
     return send(reply, index, false);
-  });
+  };
+  // `/admin` and `/admin/` are one route (ignoreTrailingSlash); the wildcard takes everything below.
+  app.get('/admin', { schema: { hide: true } }, handler);
+  app.get('/admin/*', { schema: { hide: true } }, handler);
 }

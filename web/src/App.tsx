@@ -52,7 +52,8 @@ export function App() {
       setAdmin(await unwrap(api.GET('/api/v2/sessions/me')));
       setFailure(null);
     } catch (err) {
-      if ((err as ApiError).status !== 401) setFailure(err as ApiError);
+      // An ended session was cleared by the client (and the sign-in page shown); anything else is a failure to show.
+      if (session.key()) setFailure(err as ApiError);
     } finally {
       setChecking(false);
     }
@@ -62,7 +63,7 @@ export function App() {
     if (session.key()) void loadMe();
   }, [loadMe]);
 
-  // A 401 on any request: back to the sign-in page, remembering where the person was.
+  // An ended session on any request: back to the sign-in page, remembering where the person was.
   useEffect(
     () =>
       onSessionExpired(() => {

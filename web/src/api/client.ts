@@ -9,7 +9,7 @@ const ID = 'mailroom.session-id';
 
 /** The session key lives in sessionStorage: it ends with the tab, and is sent as `php-auth-pw`. */
 export const session = {
-  key: (): string | null => sessionStorage.getItem(KEY),
+  key: (): string | null => sessionStorage.getItem(KEY) || null,
   id: (): number | null => Number(sessionStorage.getItem(ID)) || null,
   set: (key: string, id: number) => {
     sessionStorage.setItem(KEY, key);
@@ -37,10 +37,23 @@ export class ApiError extends Error {
 
 type Listener = () => void;
 const expiryListeners = new Set<Listener>();
-/** Called when the API answers 401 to a signed-in request: the session expired or was ended elsewhere. */
+/** Called when the API says a signed-in request's session is no more: it expired or was ended elsewhere. */
 export function onSessionExpired(listener: Listener): () => void {
   expiryListeners.add(listener);
   return () => expiryListeners.delete(listener);
+}
+
+/**
+ * phpList's API answers a missing, unknown or expired session key with 403 and this message (not 401), so that is
+ * how the console tells an ended session from a privilege it lacks.
+ */
+const NO_SESSION = 'No valid session key was provided as basic auth password.';
+
+async function sessionEnded(response: Response): Promise<boolean> {
+  if (response.status === 401) return true;
+  if (response.status !== 403) return false;
+  const body = (await response.clone().json().catch(() => null)) as { message?: unknown } | null;
+  return body?.message === NO_SESSION;
 }
 
 const auth: Middleware = {
@@ -49,8 +62,8 @@ const auth: Middleware = {
     if (key) request.headers.set('php-auth-pw', key);
     return request;
   },
-  onResponse({ request, response }) {
-    if (response.status === 401 && request.headers.has('php-auth-pw')) {
+  async onResponse({ request, response }) {
+    if (request.headers.has('php-auth-pw') && (await sessionEnded(response))) {
       session.clear();
       for (const listener of expiryListeners) listener();
     }
