@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CONSOLE_DIR } from '../../src/plugins/console.js';
 import type { Config } from '../../src/config.js';
@@ -29,6 +29,17 @@ export function browserSkip(): string | false {
   if (process.env.REQUIRE_BROWSER === '1') throw new Error(`REQUIRE_BROWSER=1 but no Chromium was found. ${HOW_TO}`);
   console.error(message);
   return `no Chromium found. ${HOW_TO}`;
+}
+
+/** The page's sessionStorage, typed here (the tests' tsconfig has no DOM library). */
+export interface BrowserStorage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+}
+
+/** What sessionStorage holds under `key`, in the page. */
+export function storedItem(page: Page, key: string): Promise<string | null> {
+  return page.evaluate((k) => (globalThis as unknown as { sessionStorage: BrowserStorage }).sessionStorage.getItem(k), key);
 }
 
 export const SCREENSHOTS = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
@@ -122,8 +133,9 @@ export async function screenshots(
       if (sessionKey.key)
         await page.addInitScript(
         ([key, id]) => {
-          sessionStorage.setItem('mailroom.session', key!);
-          sessionStorage.setItem('mailroom.session-id', id!);
+          const storage = (globalThis as unknown as { sessionStorage: BrowserStorage }).sessionStorage;
+          storage.setItem('mailroom.session', key!);
+          storage.setItem('mailroom.session-id', id!);
         },
         [sessionKey.key, String(sessionKey.id)],
       );

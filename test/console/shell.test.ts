@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sessions } from '../../src/db/schema/index.js';
 import { createAdmin, createList } from '../factories.js';
-import { assertAccessible, browserSkip, screenshots, signIn, startConsole, type ConsoleHarness } from './browser.js';
+import { assertAccessible, storedItem, browserSkip, screenshots, signIn, startConsole, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -30,14 +30,14 @@ describe('console shell', { skip }, () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/admin/');
-    const key = await page.evaluate(() => sessionStorage.getItem('mailroom.session'));
+    const key = await storedItem(page, 'mailroom.session');
     assert.match(key ?? '', /^[0-9a-f]{32}$/);
     const menu = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
     assert.deepEqual(menu, ['Dashboard', 'Lists', 'Subscribers', 'Blacklist', 'Your account']);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    assert.equal(await page.evaluate(() => sessionStorage.getItem('mailroom.session')), null);
+    assert.equal(await storedItem(page, 'mailroom.session'), null);
     // The session is ended on the server too.
     const left = await h.app.db.select().from(sessions);
     assert.equal(left.length, 0);
