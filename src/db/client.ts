@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -58,7 +59,8 @@ async function createPglite(dataDir: string, loadDataDir?: Blob): Promise<Databa
     mkdirSync(dataDir, { recursive: true });
     path = join(dataDir, 'pgdata');
   }
-  const client = await PGlite.create(path, loadDataDir ? { loadDataDir } : {});
+  // pg_trgm backs the e-mail substring search's index (routines/050_subscriber_email_trigram.sql).
+  const client = await PGlite.create(path, { extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) });
   const db = drizzlePglite({ client, schema }) as unknown as Db;
   return {
     db,
