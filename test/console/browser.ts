@@ -104,6 +104,27 @@ export async function signIn(page: Page, login: string, password: string, path =
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
 
+/** A page already signed in with `session` (its key put in sessionStorage before the console loads). */
+export async function openSignedIn(
+  harness: ConsoleHarness,
+  session: { key: string; id: number },
+  path: string,
+  options: { colorScheme?: 'light' | 'dark'; phone?: boolean } = {},
+): Promise<Page> {
+  const page = await harness.newPage(options);
+  if (session.key)
+    await page.addInitScript(
+      ([key, id]) => {
+        const storage = (globalThis as unknown as { sessionStorage: BrowserStorage }).sessionStorage;
+        storage.setItem('mailroom.session', key!);
+        storage.setItem('mailroom.session-id', id!);
+      },
+      [session.key, String(session.id)],
+    );
+  await page.goto(path);
+  return page;
+}
+
 /** No serious or critical axe-core violation on the page as it is now. */
 export async function assertAccessible(page: Page, what: string): Promise<void> {
   const result = await new AxeBuilder({ page }).analyze();
@@ -129,17 +150,7 @@ export async function screenshots(
   mkdirSync(SCREENSHOTS, { recursive: true });
   for (const colorScheme of ['light', 'dark'] as const) {
     for (const phone of [false, true]) {
-      const page = await harness.newPage({ colorScheme, phone });
-      if (sessionKey.key)
-        await page.addInitScript(
-        ([key, id]) => {
-          const storage = (globalThis as unknown as { sessionStorage: BrowserStorage }).sessionStorage;
-          storage.setItem('mailroom.session', key!);
-          storage.setItem('mailroom.session-id', id!);
-        },
-        [sessionKey.key, String(sessionKey.id)],
-      );
-      await page.goto(path);
+      const page = await openSignedIn(harness, sessionKey, path, { colorScheme, phone });
       await ready(page);
       await page.screenshot({ path: join(SCREENSHOTS, `${name}-${colorScheme}-${phone ? 'phone' : 'desktop'}.png`), fullPage: true });
       await assertAccessible(page, `${name} (${colorScheme}, ${phone ? 'phone' : 'desktop'})`);

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createList, createSubscriber, subscribe } from '../factories.js';
-import { browserSkip, screenshots, startConsole, type ConsoleHarness } from './browser.js';
-import type { Page } from 'playwright-core';
+import { browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -16,19 +15,7 @@ describe('console: lists', { skip }, () => {
   });
   after(async () => h?.close());
 
-  async function open(path: string): Promise<Page> {
-    const page = await h.newPage();
-    await page.addInitScript(
-      ([key, id]) => {
-        const storage = (globalThis as unknown as { sessionStorage: { setItem(k: string, v: string): void } }).sessionStorage;
-        storage.setItem('mailroom.session', key!);
-        storage.setItem('mailroom.session-id', id!);
-      },
-      [session.key, String(session.id)],
-    );
-    await page.goto(path);
-    return page;
-  }
+  const open = (path: string) => openSignedIn(h, session, path);
 
   test('empty state, then create a list, rename it, describe it, make it public', async () => {
     const page = await open('/admin/lists');
