@@ -12,6 +12,7 @@ const ListPage = lazy(() => import('./views/ListPage'));
 const Subscribers = lazy(() => import('./views/Subscribers'));
 const SubscriberPage = lazy(() => import('./views/SubscriberPage'));
 const Blacklist = lazy(() => import('./views/Blacklist'));
+const Import = lazy(() => import('./views/Import'));
 const Account = lazy(() => import('./views/Account'));
 
 interface Route {
@@ -26,6 +27,7 @@ const ROUTES: Route[] = [
   { pattern: 'lists/:id', need: 'subscribers', render: (p) => <ListPage id={Number(p.id)} /> },
   { pattern: 'subscribers', need: 'subscribers', render: () => <Subscribers /> },
   { pattern: 'subscribers/:id', need: 'subscribers', render: (p) => <SubscriberPage id={Number(p.id)} /> },
+  { pattern: 'import', need: 'subscribers', render: () => <Import /> },
   { pattern: 'blacklist', need: 'subscribers', render: () => <Blacklist /> },
   { pattern: 'account', need: null, render: () => <Account /> },
 ];
@@ -34,6 +36,7 @@ const MENU: { to: string; label: string; need: Privilege | 'super' | null }[] = 
   { to: '', label: 'Dashboard', need: 'statistics' },
   { to: 'lists', label: 'Lists', need: 'subscribers' },
   { to: 'subscribers', label: 'Subscribers', need: 'subscribers' },
+  { to: 'import', label: 'Import', need: 'subscribers' },
   { to: 'blacklist', label: 'Blacklist', need: 'subscribers' },
   { to: 'account', label: 'Your account', need: null },
 ];
