@@ -13,6 +13,8 @@ const Subscribers = lazy(() => import('./views/Subscribers'));
 const SubscriberPage = lazy(() => import('./views/SubscriberPage'));
 const Blacklist = lazy(() => import('./views/Blacklist'));
 const Import = lazy(() => import('./views/Import'));
+const Attributes = lazy(() => import('./views/Attributes'));
+const Administrators = lazy(() => import('./views/Administrators'));
 const Account = lazy(() => import('./views/Account'));
 
 interface Route {
@@ -29,6 +31,8 @@ const ROUTES: Route[] = [
   { pattern: 'subscribers/:id', need: 'subscribers', render: (p) => <SubscriberPage id={Number(p.id)} /> },
   { pattern: 'import', need: 'subscribers', render: () => <Import /> },
   { pattern: 'blacklist', need: 'subscribers', render: () => <Blacklist /> },
+  { pattern: 'attributes', need: 'settings', render: () => <Attributes /> },
+  { pattern: 'administrators', need: 'super', render: () => <Administrators /> },
   { pattern: 'account', need: null, render: () => <Account /> },
 ];
 
@@ -38,6 +42,8 @@ const MENU: { to: string; label: string; need: Privilege | 'super' | null }[] = 
   { to: 'subscribers', label: 'Subscribers', need: 'subscribers' },
   { to: 'import', label: 'Import', need: 'subscribers' },
   { to: 'blacklist', label: 'Blacklist', need: 'subscribers' },
+  { to: 'attributes', label: 'Attributes', need: 'settings' },
+  { to: 'administrators', label: 'Administrators', need: 'super' },
   { to: 'account', label: 'Your account', need: null },
 ];
 
@@ -139,7 +145,18 @@ function Shell({ admin, path }: { admin: Administrator; path: string }) {
     const found = ROUTES.map((r) => ({ route: r, params: match(r.pattern, path) })).find((r) => r.params);
     if (!found) content = <ErrorState error={new ApiError(404, 'There is no page at this address.')} />;
     else if (!allowed(admin, found.route.need))
-      content = <ErrorState error={new ApiError(403, `You are not allowed to open this page (it needs the ${found.route.need} privilege).`)} />;
+      content = (
+        <ErrorState
+          error={
+            new ApiError(
+              403,
+              found.route.need === 'super'
+                ? 'You are not allowed to open this page (only super users may).'
+                : `You are not allowed to open this page (it needs the ${found.route.need} privilege).`,
+            )
+          }
+        />
+      );
     else content = found.route.render(found.params!);
   }
   const current = (to: string) => (to === '' ? path === '' : path === to || path.startsWith(`${to}/`));
