@@ -3,32 +3,42 @@ import { queryRows, type Executor } from '../db/client.js';
 import type { SubscriberGrowth } from './subscriber-growth.schemas.js';
 
 /**
- * New subscribers per UTC day over the last `days` days (one aggregate over the window's subscribers), and the
- * running total worked back from today's count (the subscriber_counts counter), so nothing older than the window is
- * read. Deleted subscribers have no date, so earlier totals are today's survivors, as the dashboard's own change is.
+ * Subscribers per UTC day over the last `days` days and the totals (all, confirmed, blacklisted) in one pass over the
+ * subscribers: rows older than the window fall into one group, so the console's dashboard reads a million subscribers
+ * once instead of three times (two filtered counts and the per-day aggregate). Running totals are worked forward from
+ * the subscribers older than the window; deleted subscribers have no date, so earlier totals are today's survivors,
+ * as the dashboard's own change is.
  */
 export async function subscriberGrowth(db: Executor, days: number): Promise<SubscriberGrowth> {
-  const rows = await queryRows<{ date: string; new: number; total: number }>(
+  const groups = await queryRows<{ day: string | null; n: number; confirmed: number; blacklisted: number }>(
     db,
-    sql`with bounds as (
-          select (now() at time zone 'utc')::date - (${days}::int - 1) as first_day
-        ),
-        per_day as (
-          select (s.created_at at time zone 'utc')::date as day, count(*)::int as n
-          from subscribers s, bounds b
-          where s.created_at >= (b.first_day::timestamp at time zone 'utc')
-          group by 1
-        ),
-        series as (
-          select g::date as day from bounds b,
-            generate_series(b.first_day, (now() at time zone 'utc')::date, interval '1 day') g
-        )
-        select to_char(series.day, 'YYYY-MM-DD') as date,
-               coalesce(per_day.n, 0) as new,
-               ((select coalesce(sum(subscribers), 0) from subscriber_counts)
-                 - coalesce(sum(per_day.n) over (order by series.day rows between 1 following and unbounded following), 0))::int as total
-        from series left join per_day on per_day.day = series.day
-        order by series.day`,
+    // Grouped by date, formatted after: to_char on every row cost a third of the statement.
+    sql`select to_char(g.day, 'YYYY-MM-DD') as day, g.n, g.confirmed, g.blacklisted
+        from (
+          select case when s.created_at >= (((now() at time zone 'utc')::date - (${days}::int - 1))::timestamp at time zone 'utc')
+                      then (s.created_at at time zone 'utc')::date end as day,
+                 count(*)::int as n,
+                 count(*) filter (where s.confirmed)::int as confirmed,
+                 count(*) filter (where s.blacklisted)::int as blacklisted
+          from subscribers s
+          group by 1) g`,
   );
-  return { days: rows.map((r) => ({ date: r.date, new: Number(r.new), total: Math.max(0, Number(r.total)) })) };
+  const [today] = await queryRows<{ today: string }>(db, sql`select to_char(now() at time zone 'utc', 'YYYY-MM-DD') as today`);
+  const perDay = new Map(groups.filter((g) => g.day !== null).map((g) => [g.day!, Number(g.n)]));
+  const totals = { subscribers: 0, confirmed: 0, blacklisted: 0 };
+  for (const g of groups) {
+    totals.subscribers += Number(g.n);
+    totals.confirmed += Number(g.confirmed);
+    totals.blacklisted += Number(g.blacklisted);
+  }
+  let running = Number(groups.find((g) => g.day === null)?.n ?? 0);
+  const last = Date.parse(`${today!.today}T00:00:00Z`);
+  const out: SubscriberGrowth['days'] = [];
+  for (let i = days - 1; i >= 0; i--) {
+    const date = new Date(last - i * 86_400_000).toISOString().slice(0, 10);
+    const added = perDay.get(date) ?? 0;
+    running += added;
+    out.push({ date, new: added, total: running });
+  }
+  return { totals, days: out };
 }

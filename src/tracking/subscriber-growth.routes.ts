@@ -13,7 +13,7 @@ export const subscriberGrowthRoutes: FastifyPluginAsyncTypebox = async (app) => 
       schema: {
         tags: ['statistics'],
         operationId: 'subscriberGrowth',
-        summary: 'New and total subscribers per UTC day over the last `days` days (ours)',
+        summary: 'Subscriber totals, and new and total subscribers per UTC day over the last `days` days (ours)',
         querystring: SubscriberGrowthQuery,
         response: { 200: SubscriberGrowth, ...errorResponses(403) },
       },

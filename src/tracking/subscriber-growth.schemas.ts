@@ -7,8 +7,16 @@ export const SubscriberGrowthQuery = Type.Object({
 });
 export type SubscriberGrowthQuery = Static<typeof SubscriberGrowthQuery>;
 
-/** Ours (the console's dashboard chart): subscribers per UTC day from their creation dates. */
+/** Ours (the console's dashboard): subscriber totals, and subscribers per UTC day from their creation dates. */
 export const SubscriberGrowth = Type.Object({
+  totals: Type.Object(
+    {
+      subscribers: Type.Integer({ minimum: 0 }),
+      confirmed: Type.Integer({ minimum: 0 }),
+      blacklisted: Type.Integer({ minimum: 0, description: 'Subscribers flagged blacklisted' }),
+    },
+    { description: 'Counted in the same pass as the days' },
+  ),
   days: Type.Array(
     Type.Object({
       date: Type.String({ description: '`YYYY-MM-DD`, UTC' }),

@@ -13,16 +13,17 @@ describe('GET /api/v2/analytics/subscribers/growth', () => {
   });
   after(() => t.close());
 
-  test('new subscribers per UTC day over the window and the running total, oldest first', async () => {
+  test('totals, and new subscribers per UTC day over the window with the running total, oldest first', async () => {
     const now = Date.now();
-    await createSubscriber(t.db, { createdAt: new Date(now - 100 * DAY) });
-    await createSubscriber(t.db, { createdAt: new Date(now - 2 * DAY) });
+    await createSubscriber(t.db, { createdAt: new Date(now - 100 * DAY), confirmed: true });
+    await createSubscriber(t.db, { createdAt: new Date(now - 2 * DAY), confirmed: true, blacklisted: true });
     await createSubscriber(t.db, { createdAt: new Date(now) });
-    await createSubscriber(t.db, { createdAt: new Date(now) });
+    await createSubscriber(t.db, { createdAt: new Date(now), confirmed: true });
     const { headers } = await t.adminWithSession();
     const res = await t.inject({ method: 'GET', url: '/api/v2/analytics/subscribers/growth?days=3', headers });
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json(), {
+      totals: { subscribers: 4, confirmed: 3, blacklisted: 1 },
       days: [
         { date: utcDay(now - 2 * DAY), new: 1, total: 2 },
         { date: utcDay(now - DAY), new: 0, total: 2 },

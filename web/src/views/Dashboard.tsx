@@ -11,20 +11,13 @@ export default function Dashboard() {
   const { admin } = useAuth();
   const mayReadSubscribers = can(admin, 'subscribers');
   const data = useApi(async () => {
-    const total = (query: { is_confirmed?: 'true'; is_blacklisted?: 'true' }) =>
-      unwrap(api.GET('/api/v2/subscribers', { params: { query: { limit: 1, ...query } } })).then((p) => p.pagination.total);
-    const [dashboard, counts, growth] = await Promise.all([
+    const [dashboard, lists, growth] = await Promise.all([
       unwrap(api.GET('/api/v2/analytics/dashboard')),
-      mayReadSubscribers
-        ? Promise.all([
-            total({ is_confirmed: 'true' }),
-            total({ is_blacklisted: 'true' }),
-            unwrap(api.GET('/api/v2/lists', { params: { query: { limit: 1 } } })).then((p) => p.pagination.total),
-          ])
-        : null,
+      mayReadSubscribers ? unwrap(api.GET('/api/v2/lists', { params: { query: { limit: 1 } } })).then((p) => p.pagination.total) : null,
+      // Totals and the chart's days in one pass over the subscribers (fast enough at a million).
       unwrap(api.GET('/api/v2/analytics/subscribers/growth')),
     ]);
-    return { dashboard, counts, growth };
+    return { dashboard, lists, growth };
   }, [mayReadSubscribers]);
 
   const series = useMemo(() => {
@@ -41,7 +34,7 @@ export default function Dashboard() {
 
   if (data.status === 'error') return <ErrorState error={data.error} retry={data.reload} />;
   if (!data.data) return <Loading />;
-  const { dashboard, counts } = data.data;
+  const { dashboard, lists, growth } = data.data;
   const s = dashboard.summary_statistics;
   const change = (n: number, unit: string) => `${n > 0 ? '+' : ''}${n}${unit} vs last month`;
   return (
@@ -49,13 +42,9 @@ export default function Dashboard() {
       <PageHeader title="Dashboard" />
       <div className="grid" data-testid="totals">
         <Stat label="Subscribers" value={s.total_subscribers.value.toLocaleString('en')} note={change(s.total_subscribers.change_vs_last_month, '%')} />
-        {counts && (
-          <>
-            <Stat label="Confirmed" value={counts[0].toLocaleString('en')} />
-            <Stat label="Blacklisted" value={counts[1].toLocaleString('en')} />
-            <Stat label="Lists" value={counts[2].toLocaleString('en')} />
-          </>
-        )}
+        <Stat label="Confirmed" value={growth.totals.confirmed.toLocaleString('en')} />
+        <Stat label="Blacklisted" value={growth.totals.blacklisted.toLocaleString('en')} />
+        {lists !== null && <Stat label="Lists" value={lists.toLocaleString('en')} />}
         <Stat label="Campaigns sending" value={s.active_campaigns.value.toLocaleString('en')} />
         <Stat label="Open rate (30 days)" value={`${s.open_rate.value}%`} note={change(s.open_rate.change_vs_last_month, ' pts')} />
         <Stat label="Bounce rate (30 days)" value={`${s.bounce_rate.value}%`} note={change(s.bounce_rate.change_vs_last_month, ' pts')} />
