@@ -14,7 +14,8 @@ import { startTestApp, type TestApp } from '../helper.js';
  * console (test/prepare.ts builds it). They run inside node's test runner like every other test.
  */
 
-const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean) as string[];
+// CHROMIUM_PATH, when set, is the only browser tried.
+const CANDIDATES = process.env.CHROMIUM_PATH ? [process.env.CHROMIUM_PATH] : ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
 export const CHROMIUM = CANDIDATES.find((path) => existsSync(path)) ?? null;
 
 const HOW_TO = 'Install it with `apt-get update && apt-get install -y chromium` (or set CHROMIUM_PATH).';
