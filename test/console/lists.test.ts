@@ -88,6 +88,7 @@ describe('console: lists', { skip }, () => {
     await page.getByRole('dialog').getByText('This deletes the list and its 57 memberships.', { exact: false }).waitFor();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete list' }).click();
     await page.getByRole('heading', { name: 'Lists' }).waitFor();
+    await page.getByRole('row', { name: /Monthly letter/ }).waitFor();
     assert.equal(await page.getByRole('row', { name: /Big list/ }).count(), 0);
   });
 
