@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'drizzle/', '.cache/', 'dist/'] },
+  { ignores: ['node_modules/', 'data/', 'drizzle/', '.cache/', 'dist/', 'web/dist/', 'web/src/api/schema.d.ts', 'test-results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -24,6 +24,7 @@ import { createTransport, type Transport } from './sending/transport.js';
 import { testSendRoutes } from './sending/test-send.routes.js';
 import { campaignSendRoutes } from './sending/campaign-send.routes.js';
 import { registerAuth } from './plugins/auth.js';
+import { registerConsole } from './plugins/console.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
 import { registerHttpConventions } from './plugins/http.js';
 import { registerOpenApi } from './plugins/openapi.js';
@@ -52,6 +53,7 @@ import { clickRoutes } from './tracking/click.routes.js';
 import { openPixelRoutes } from './tracking/open.routes.js';
 import { campaignStatsRoutes } from './tracking/campaign-stats.routes.js';
 import { statisticsRoutes } from './tracking/statistics.routes.js';
+import { subscriberGrowthRoutes } from './tracking/subscriber-growth.routes.js';
 
 export interface BuildOptions {
   config: Config;
@@ -137,6 +139,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   }
 
   await app.register(systemRoutes);
+  // The admin console (web/) at /admin/, and / redirecting there.
+  await registerConsole(app);
   // Public subscriber-facing routes, also served without the prefix (DECISIONS.md).
   await app.register(attachmentDownloadRoutes, { alias: true });
   await app.register(openPixelRoutes, { alias: true });
@@ -183,6 +187,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(openPixelRoutes);
       await api.register(clickRoutes);
       await api.register(statisticsRoutes);
+      await api.register(subscriberGrowthRoutes);
       await api.register(campaignStatsRoutes);
     },
     { prefix: '/api/v2' },

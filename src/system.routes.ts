@@ -4,8 +4,8 @@ import { sql } from 'drizzle-orm';
 import { HttpError } from './shared/errors.js';
 import { errorResponses } from './shared/schemas.js';
 
-/** Where `GET /` sends a browser: the API reference, until the admin console takes its place. */
-export const HOME_PAGE = '/docs';
+/** Where `GET /` sends a browser: the admin console (the API reference is at /docs). */
+export const HOME_PAGE = '/admin/';
 
 /** Pages outside the resource areas: the root, phpList's start page, liveness and readiness. */
 export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {

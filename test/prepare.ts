@@ -44,3 +44,6 @@ async function main(): Promise<void> {
 }
 
 await main();
+
+// The admin console's browser tests (test/console) load the built console: build it from the current web/ sources.
+await (await import('vite')).build({ configFile: 'web/vite.config.ts', logLevel: 'warn' });

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -61,7 +62,8 @@ async function createPglite(dataDir: string, loadDataDir?: Blob): Promise<Databa
   }
   let client: PGlite;
   try {
-    client = await PGlite.create(path, loadDataDir ? { loadDataDir } : {});
+    // pg_trgm backs the e-mail substring search's index (routines/050_subscriber_email_trigram.sql).
+    client = await PGlite.create(path, { extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) });
   } catch (err) {
     unlock();
     throw dataDirError(dataDir, err) ?? new StartupError(`cannot open the embedded database in DATA_DIR ${dataDir}: ${reasonOf(err)}`, 1);

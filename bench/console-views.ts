@@ -1,0 +1,127 @@
+import pg from 'pg';
+import { eq, sql } from 'drizzle-orm';
+import { chromium, type Page } from 'playwright-core';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createDatabase, queryRows } from '../src/db/client.js';
+import { hashSecret, newSecret } from '../src/identity/tokens.js';
+import { migrate } from '../src/db/migrate.js';
+import { sessions } from '../src/db/schema/index.js';
+import { superUserSession, type Seed } from './seeds.js';
+import { millionMembers } from './subscription.scenarios.js';
+
+/*
+ * `npm run bench:console`: every view of the admin console on a database of 1,000,000 subscribers (all in one list,
+ * created over the last 90 days), in Debian's Chromium against the built console. Per view, one JSON line: the time
+ * from navigation until the view's content is on screen (`view_ms`) and the slowest of the page's API calls
+ * (`api_max_ms`, from the browser's resource timing), each the median of 3 visits after one unmeasured visit.
+ * PostgreSQL only (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test; the database
+ * mailroom_console_bench is dropped and created).
+ */
+
+const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const NAME = 'mailroom_console_bench';
+const url = new URL(serverUrl);
+url.pathname = `/${NAME}`;
+
+/** BENCH_REUSE=1 keeps the database of an earlier run (seeding a million rows takes minutes) and opens a new session. */
+const reuse = process.env.BENCH_REUSE === '1';
+if (!reuse) {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists ${NAME} with (force)`);
+  await admin.query(`create database ${NAME}`);
+  await admin.end();
+}
+
+const database = await createDatabase({ databaseUrl: url.toString(), poolSize: 10 });
+let listId: number, firstId: number, lastId: number, sessionKey: string;
+if (reuse) {
+  const [row] = await queryRows<{ list_id: number; first_id: number; last_id: number; admin_id: number }>(
+    database.db,
+    sql`select (select id from lists where name = 'Bench million')::int as list_id, min(id)::int as first_id,
+               max(id)::int as last_id, (select id from administrators where login_name = 'bench-super')::int as admin_id
+        from subscribers`,
+  );
+  ({ list_id: listId, first_id: firstId, last_id: lastId } = row!);
+  sessionKey = newSecret();
+  await database.db.insert(sessions).values({ administratorId: row!.admin_id, keyHash: hashSecret(sessionKey), expiresAt: new Date(Date.now() + 3_600_000) });
+} else {
+  await migrate(database);
+  const done = new Map<string, unknown>();
+  const use = async <T>(seed: Seed<T>): Promise<T> => {
+    if (!done.has(seed.name)) done.set(seed.name, await seed.run(database.db, use));
+    return done.get(seed.name) as T;
+  };
+  const started = Date.now();
+  ({ listId, firstId, lastId } = await use(millionMembers));
+  ({ sessionKey } = await use(superUserSession));
+  // Spread the sign-ups over 90 days so the dashboard's chart has a curve to draw.
+  await database.db.execute(sql`update subscribers set created_at = now() - ((id % 90) || ' days')::interval`);
+  await database.db.execute(sql`analyze subscribers`);
+  console.error(`seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+const [session] = await database.db.select({ id: sessions.id }).from(sessions).where(eq(sessions.keyHash, hashSecret(sessionKey)));
+await database.close();
+
+const config = loadConfig({ DATABASE_URL: url.toString(), LOG_LEVEL: 'warn', SEND_WORKER: 'off', DATA_DIR: '/tmp/mailroom-console-bench' });
+const app = await buildApp({ config });
+const base = await app.listen({ host: '127.0.0.1', port: 0 });
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 860 } });
+await context.addInitScript(
+  ([key, id]) => {
+    const storage = (globalThis as unknown as { sessionStorage: { setItem(k: string, v: string): void } }).sessionStorage;
+    storage.setItem('mailroom.session', key!);
+    storage.setItem('mailroom.session-id', id!);
+  },
+  [sessionKey, String(session!.id)],
+);
+const page = await context.newPage();
+page.setDefaultTimeout(30_000);
+
+const views: { name: string; path: string; ready: (p: Page) => Promise<unknown> }[] = [
+  { name: 'dashboard', path: '/admin/', ready: (p) => p.locator('.chart canvas').first().waitFor() },
+  { name: 'lists', path: '/admin/lists', ready: (p) => p.getByText('1,000,000').waitFor() },
+  { name: 'list-members-first', path: `/admin/lists/${listId}`, ready: (p) => p.getByText('50 shown of 1,000,000').waitFor() },
+  { name: 'list-members-deep', path: `/admin/lists/${listId}?after=${lastId - 100}`, ready: (p) => p.getByText('50 shown of 1,000,000').waitFor() },
+  { name: 'subscribers-first', path: '/admin/subscribers', ready: (p) => p.getByText('50 shown of 1,000,000').waitFor() },
+  { name: 'subscribers-deep', path: `/admin/subscribers?after=${lastId - 100}`, ready: (p) => p.getByText('50 shown of 1,000,000').waitFor() },
+  { name: 'subscribers-search-rare', path: '/admin/subscribers?q=sub-987654%40', ready: (p) => p.getByText('1 shown of 1').waitFor() },
+  { name: 'subscribers-search-common', path: '/admin/subscribers?q=sub-12', ready: (p) => p.getByText(/50 shown of 11,111/).waitFor() },
+  { name: 'subscribers-unconfirmed', path: '/admin/subscribers?confirmed=false', ready: (p) => p.getByText('50 shown of 100,000').waitFor() },
+  { name: 'subscriber', path: `/admin/subscribers/${firstId + 4242}`, ready: (p) => p.getByRole('heading', { name: 'History' }).waitFor() },
+  { name: 'blacklist', path: `/admin/blacklist?email=bench-sub-77%40mailroom.invalid`, ready: (p) => p.getByText('is not blacklisted').waitFor() },
+  { name: 'import', path: '/admin/import', ready: (p) => p.getByLabel('CSV file').waitFor() },
+  { name: 'attributes', path: '/admin/attributes', ready: (p) => p.getByText('No attributes yet').waitFor() },
+  { name: 'administrators', path: '/admin/administrators', ready: (p) => p.getByRole('row', { name: /bench-super/ }).waitFor() },
+  { name: 'account', path: '/admin/account', ready: (p) => p.getByRole('heading', { name: 'Your account' }).waitFor() },
+];
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+for (const view of views) {
+  const viewMs: number[] = [];
+  const apiMs: number[] = [];
+  for (let visit = 0; visit < 4; visit++) {
+    await page.goto('about:blank');
+    const t0 = Date.now();
+    await page.goto(view.path);
+    await view.ready(page);
+    const elapsed = Date.now() - t0;
+    const api = await page.evaluate(() =>
+      performance
+        .getEntriesByType('resource')
+        .filter((e) => e.name.includes('/api/v2/'))
+        .map((e) => e.duration),
+    );
+    if (visit === 0) continue;
+    viewMs.push(elapsed);
+    apiMs.push(Math.max(0, ...api));
+  }
+  console.log(JSON.stringify({ view: view.name, database: 'postgres', subscribers: 1_000_000, view_ms: median(viewMs), api_max_ms: Math.round(median(apiMs)) }));
+}
+await browser.close();
+await app.close();

@@ -1,0 +1,44 @@
+import { sql } from 'drizzle-orm';
+import { queryRows, type Executor } from '../db/client.js';
+import type { SubscriberGrowth } from './subscriber-growth.schemas.js';
+
+/**
+ * Subscribers per UTC day over the last `days` days and the totals (all, confirmed, blacklisted) in one pass over the
+ * subscribers: rows older than the window fall into one group, so the console's dashboard reads a million subscribers
+ * once instead of three times (two filtered counts and the per-day aggregate). Running totals are worked forward from
+ * the subscribers older than the window; deleted subscribers have no date, so earlier totals are today's survivors,
+ * as the dashboard's own change is.
+ */
+export async function subscriberGrowth(db: Executor, days: number): Promise<SubscriberGrowth> {
+  const groups = await queryRows<{ day: string | null; n: number; confirmed: number; blacklisted: number }>(
+    db,
+    // Grouped by date, formatted after: to_char on every row cost a third of the statement.
+    sql`select to_char(g.day, 'YYYY-MM-DD') as day, g.n, g.confirmed, g.blacklisted
+        from (
+          select case when s.created_at >= (((now() at time zone 'utc')::date - (${days}::int - 1))::timestamp at time zone 'utc')
+                      then (s.created_at at time zone 'utc')::date end as day,
+                 count(*)::int as n,
+                 count(*) filter (where s.confirmed)::int as confirmed,
+                 count(*) filter (where s.blacklisted)::int as blacklisted
+          from subscribers s
+          group by 1) g`,
+  );
+  const [today] = await queryRows<{ today: string }>(db, sql`select to_char(now() at time zone 'utc', 'YYYY-MM-DD') as today`);
+  const perDay = new Map(groups.filter((g) => g.day !== null).map((g) => [g.day!, Number(g.n)]));
+  const totals = { subscribers: 0, confirmed: 0, blacklisted: 0 };
+  for (const g of groups) {
+    totals.subscribers += Number(g.n);
+    totals.confirmed += Number(g.confirmed);
+    totals.blacklisted += Number(g.blacklisted);
+  }
+  let running = Number(groups.find((g) => g.day === null)?.n ?? 0);
+  const last = Date.parse(`${today!.today}T00:00:00Z`);
+  const out: SubscriberGrowth['days'] = [];
+  for (let i = days - 1; i >= 0; i--) {
+    const date = new Date(last - i * 86_400_000).toISOString().slice(0, 10);
+    const added = perDay.get(date) ?? 0;
+    running += added;
+    out.push({ date, new: added, total: running });
+  }
+  return { totals, days: out };
+}

@@ -1,0 +1,161 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { CONSOLE_DIR } from '../../src/plugins/console.js';
+import type { Config } from '../../src/config.js';
+import { startTestApp, type TestApp } from '../helper.js';
+
+/*
+ * Browser tests of the admin console: playwright-core drives Debian's Chromium (no browser download) against the
+ * real service, started on this file's own fresh database and listening on a loopback port, serving the built
+ * console (test/prepare.ts builds it). They run inside node's test runner like every other test.
+ */
+
+// CHROMIUM_PATH, when set, is the only browser tried.
+const CANDIDATES = process.env.CHROMIUM_PATH ? [process.env.CHROMIUM_PATH] : ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
+export const CHROMIUM = CANDIDATES.find((path) => existsSync(path)) ?? null;
+
+const HOW_TO = 'Install it with `apt-get update && apt-get install -y chromium` (or set CHROMIUM_PATH).';
+
+/**
+ * `skip` for node:test: the reason when no Chromium is found (said loudly on stderr), false otherwise. With
+ * REQUIRE_BROWSER=1 (set by .ci/run) a missing browser is an error instead, so CI cannot pass without these tests.
+ */
+export function browserSkip(): string | false {
+  if (CHROMIUM) return false;
+  const message = `\n*** NO CHROMIUM: the admin console's browser tests are SKIPPED. ${HOW_TO} ***\n`;
+  if (process.env.REQUIRE_BROWSER === '1') throw new Error(`REQUIRE_BROWSER=1 but no Chromium was found. ${HOW_TO}`);
+  console.error(message);
+  return `no Chromium found. ${HOW_TO}`;
+}
+
+/** The page's sessionStorage, typed here (the tests' tsconfig has no DOM library). */
+export interface BrowserStorage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+}
+
+/** What sessionStorage holds under `key`, in the page. */
+export function storedItem(page: Page, key: string): Promise<string | null> {
+  return page.evaluate((k) => (globalThis as unknown as { sessionStorage: BrowserStorage }).sessionStorage.getItem(k), key);
+}
+
+export const SCREENSHOTS = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
+
+export interface ConsoleHarness {
+  app: TestApp;
+  baseUrl: string;
+  browser: Browser;
+  /** A new browser context (empty sessionStorage) and page; closed by close(). */
+  newPage(options?: { colorScheme?: 'light' | 'dark'; phone?: boolean }): Promise<Page>;
+  close(): Promise<void>;
+}
+
+export async function startConsole(overrides: Partial<Config> = {}): Promise<ConsoleHarness> {
+  assert.ok(existsSync(join(CONSOLE_DIR, 'index.html')), 'the console is not built: npx tsx test/prepare.ts builds it');
+  const app = await startTestApp(overrides);
+  const address = await app.app.listen({ host: '127.0.0.1', port: 0 });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM!,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  const contexts: BrowserContext[] = [];
+  return {
+    app,
+    baseUrl: address,
+    browser,
+    async newPage(options = {}) {
+      const context = await browser.newContext({
+        baseURL: address,
+        colorScheme: options.colorScheme ?? 'light',
+        viewport: options.phone ? { width: 390, height: 844 } : { width: 1280, height: 860 },
+        deviceScaleFactor: 1,
+        isMobile: options.phone ?? false,
+        hasTouch: options.phone ?? false,
+      });
+      context.setDefaultTimeout(10_000);
+      contexts.push(context);
+      return context.newPage();
+    },
+    async close() {
+      for (const context of contexts) await context.close().catch(() => undefined);
+      await browser.close();
+      await app.close();
+    },
+  };
+}
+
+export async function signIn(page: Page, login: string, password: string, path = '/admin/'): Promise<void> {
+  await page.goto(path);
+  await page.getByLabel('Login name').fill(login);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** A page already signed in with `session` (its key put in sessionStorage before the console loads). */
+export async function openSignedIn(
+  harness: ConsoleHarness,
+  session: { key: string; id: number },
+  path: string,
+  options: { colorScheme?: 'light' | 'dark'; phone?: boolean } = {},
+): Promise<Page> {
+  const page = await harness.newPage(options);
+  if (session.key)
+    await page.addInitScript(
+      ([key, id]) => {
+        const storage = (globalThis as unknown as { sessionStorage: BrowserStorage }).sessionStorage;
+        storage.setItem('mailroom.session', key!);
+        storage.setItem('mailroom.session-id', id!);
+      },
+      [session.key, String(session.id)],
+    );
+  await page.goto(path);
+  return page;
+}
+
+/** No serious or critical axe-core violation on the page as it is now. */
+export async function assertAccessible(page: Page, what: string): Promise<void> {
+  const result = await new AxeBuilder({ page }).analyze();
+  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(
+    bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join('; ')}`),
+    [],
+    `accessibility violations on ${what}`,
+  );
+}
+
+/**
+ * Screenshots of the page at `path` in light and dark, desktop and phone, each with an axe check, written to
+ * test-results/screenshots/ (git-ignored). `ready` waits for the view's content.
+ */
+export async function screenshots(
+  harness: ConsoleHarness,
+  sessionKey: { key: string; id: number },
+  name: string,
+  path: string,
+  ready: (page: Page) => Promise<unknown>,
+): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  for (const colorScheme of ['light', 'dark'] as const) {
+    for (const phone of [false, true]) {
+      const page = await openSignedIn(harness, sessionKey, path, { colorScheme, phone });
+      await ready(page);
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}-${colorScheme}-${phone ? 'phone' : 'desktop'}.png`), fullPage: true });
+      await assertAccessible(page, `${name} (${colorScheme}, ${phone ? 'phone' : 'desktop'})`);
+      await page.context().close();
+    }
+  }
+}

@@ -1,0 +1,198 @@
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { api, ApiError, onSessionExpired, session, unwrap } from './api/client';
+import type { Administrator, Privilege } from './api/types';
+import { AuthContext, can, useAuth, type Auth } from './auth';
+import { Link, match, navigate, useLocation } from './router';
+import { ErrorState, Loading } from './ui/kit';
+import { SignIn } from './views/SignIn';
+
+const Dashboard = lazy(() => import('./views/Dashboard'));
+const Lists = lazy(() => import('./views/Lists'));
+const ListPage = lazy(() => import('./views/ListPage'));
+const Subscribers = lazy(() => import('./views/Subscribers'));
+const SubscriberPage = lazy(() => import('./views/SubscriberPage'));
+const Blacklist = lazy(() => import('./views/Blacklist'));
+const Import = lazy(() => import('./views/Import'));
+const Attributes = lazy(() => import('./views/Attributes'));
+const Administrators = lazy(() => import('./views/Administrators'));
+const Account = lazy(() => import('./views/Account'));
+
+interface Route {
+  pattern: string;
+  need: Privilege | 'super' | null;
+  render: (params: Record<string, string>) => ReactNode;
+}
+
+const ROUTES: Route[] = [
+  { pattern: '', need: 'statistics', render: () => <Dashboard /> },
+  { pattern: 'lists', need: 'subscribers', render: () => <Lists /> },
+  { pattern: 'lists/:id', need: 'subscribers', render: (p) => <ListPage id={Number(p.id)} /> },
+  { pattern: 'subscribers', need: 'subscribers', render: () => <Subscribers /> },
+  { pattern: 'subscribers/:id', need: 'subscribers', render: (p) => <SubscriberPage id={Number(p.id)} /> },
+  { pattern: 'import', need: 'subscribers', render: () => <Import /> },
+  { pattern: 'blacklist', need: 'subscribers', render: () => <Blacklist /> },
+  { pattern: 'attributes', need: 'settings', render: () => <Attributes /> },
+  { pattern: 'administrators', need: 'super', render: () => <Administrators /> },
+  { pattern: 'account', need: null, render: () => <Account /> },
+];
+
+const MENU: { to: string; label: string; need: Privilege | 'super' | null }[] = [
+  { to: '', label: 'Dashboard', need: 'statistics' },
+  { to: 'lists', label: 'Lists', need: 'subscribers' },
+  { to: 'subscribers', label: 'Subscribers', need: 'subscribers' },
+  { to: 'import', label: 'Import', need: 'subscribers' },
+  { to: 'blacklist', label: 'Blacklist', need: 'subscribers' },
+  { to: 'attributes', label: 'Attributes', need: 'settings' },
+  { to: 'administrators', label: 'Administrators', need: 'super' },
+  { to: 'account', label: 'Your account', need: null },
+];
+
+const allowed = (admin: Administrator, need: Privilege | 'super' | null) => need === null || can(admin, need);
+
+export function App() {
+  const loc = useLocation();
+  const [admin, setAdmin] = useState<Administrator | null>(null);
+  const [checking, setChecking] = useState(() => session.key() !== null);
+  const [expired, setExpired] = useState(false);
+  const [failure, setFailure] = useState<ApiError | null>(null);
+
+  const loadMe = useCallback(async () => {
+    try {
+      setAdmin(await unwrap(api.GET('/api/v2/sessions/me')));
+      setFailure(null);
+    } catch (err) {
+      // An ended session was cleared by the client (and the sign-in page shown); anything else is a failure to show.
+      if (session.key()) setFailure(err as ApiError);
+    } finally {
+      setChecking(false);
+    }
+  }, []);
+
+  useEffect(() => {
+    if (session.key()) void loadMe();
+  }, [loadMe]);
+
+  // An ended session on any request: back to the sign-in page, remembering where the person was.
+  useEffect(
+    () =>
+      onSessionExpired(() => {
+        setAdmin(null);
+        setExpired(true);
+        const here = location.pathname + location.search;
+        if (!here.includes('/sign-in')) navigate(`sign-in?next=${encodeURIComponent(here)}`, { replace: true });
+      }),
+    [],
+  );
+
+  const auth = useMemo<Auth | null>(
+    () =>
+      admin && {
+        admin,
+        refresh: loadMe,
+        signOut: async () => {
+          const id = session.id();
+          if (id) await api.DELETE('/api/v2/sessions/{sessionId}', { params: { path: { sessionId: id } } }).catch(() => undefined);
+          session.clear();
+          setAdmin(null);
+          setExpired(false);
+          navigate('sign-in', { replace: true });
+        },
+      },
+    [admin, loadMe],
+  );
+
+  if (checking) return <Loading label="Opening the console…" />;
+  if (failure) return <ErrorState error={failure} retry={() => void loadMe()} />;
+  if (!admin || !auth) {
+    const next = loc.path === 'sign-in' ? loc.query.get('next') : loc.href;
+    if (loc.path !== 'sign-in') {
+      queueMicrotask(() => navigate(`sign-in${next && next !== '/admin/' ? `?next=${encodeURIComponent(next)}` : ''}`, { replace: true }));
+    }
+    return (
+      <SignIn
+        expired={expired}
+        onSignedIn={() => {
+          setExpired(false);
+          setChecking(true);
+          void loadMe().then(() => navigate(safeNext(next), { replace: true }));
+        }}
+      />
+    );
+  }
+  return (
+    <AuthContext.Provider value={auth}>
+      <Shell admin={admin} path={loc.path} />
+    </AuthContext.Provider>
+  );
+}
+
+/** Only a path inside the console is followed after sign-in. */
+function safeNext(next: string | null): string {
+  return next && next.startsWith('/admin/') && !next.startsWith('/admin/sign-in') ? next : '';
+}
+
+function Shell({ admin, path }: { admin: Administrator; path: string }) {
+  const [menuOpen, setMenuOpen] = useState(false);
+  const { signOut } = useAuth();
+  const menu = MENU.filter((m) => allowed(admin, m.need));
+  let content: ReactNode = null;
+  if (path === 'sign-in') {
+    const first = menu[0]?.to ?? 'account';
+    queueMicrotask(() => navigate(first, { replace: true }));
+  } else if (path === '' && !allowed(admin, 'statistics')) {
+    queueMicrotask(() => navigate(menu[0]?.to ?? 'account', { replace: true }));
+  } else {
+    const found = ROUTES.map((r) => ({ route: r, params: match(r.pattern, path) })).find((r) => r.params);
+    if (!found) content = <ErrorState error={new ApiError(404, 'There is no page at this address.')} />;
+    else if (!allowed(admin, found.route.need))
+      content = (
+        <ErrorState
+          error={
+            new ApiError(
+              403,
+              found.route.need === 'super'
+                ? 'You are not allowed to open this page (only super users may).'
+                : `You are not allowed to open this page (it needs the ${found.route.need} privilege).`,
+            )
+          }
+        />
+      );
+    else content = found.route.render(found.params!);
+  }
+  const current = (to: string) => (to === '' ? path === '' : path === to || path.startsWith(`${to}/`));
+  return (
+    <div className="shell">
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link className="brand" to="">
+          ✉ Mailroom
+        </Link>
+        <button type="button" className="menu-toggle button" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
+        <div className="who">
+          <span className="who-name">{admin.login_name}</span>
+          <button type="button" className="button subtle" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <nav id="nav" className={`sidebar ${menuOpen ? 'open' : ''}`} aria-label="Main">
+        <ul>
+          {menu.map((m) => (
+            <li key={m.to}>
+              <Link to={m.to} aria-current={current(m.to) ? 'page' : undefined} onClick={() => setMenuOpen(false)}>
+                {m.label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main id="main" className="content" tabIndex={-1}>
+        <Suspense fallback={<Loading />}>{content}</Suspense>
+      </main>
+    </div>
+  );
+}

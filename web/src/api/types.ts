@@ -1,0 +1,20 @@
+import type { paths } from './schema';
+
+/** The JSON body of an answer of the API, straight from the generated paths (no hand-written copies). */
+export type Answer<P extends keyof paths, M extends keyof paths[P], S extends number = 200> = paths[P][M] extends {
+  responses: { [K in S]: { content: { 'application/json': infer T } } };
+}
+  ? T
+  : never;
+
+export type List = Answer<'/api/v2/lists/{listId}', 'get'>;
+export type Subscriber = Answer<'/api/v2/subscribers/{subscriberId}', 'get'>;
+export type SubscriberPage = Answer<'/api/v2/subscribers', 'get'>;
+export type Member = SubscriberPage['items'][number];
+export type Administrator = Answer<'/api/v2/sessions/me', 'get'>;
+export type Privilege = keyof Administrator['privileges'];
+export type Dashboard = Answer<'/api/v2/analytics/dashboard', 'get'>;
+export type AttributeDefinition = Answer<'/api/v2/attributes/{definitionId}', 'get'>;
+export type AttributeValue = Answer<'/api/v2/subscribers/{subscriberId}/attributes/{definitionId}', 'get'>;
+export type BlacklistInfo = Answer<'/api/v2/blacklist/info/{email}', 'get'>;
+export type ImportResult = Answer<'/api/v2/subscribers/import', 'post'>;

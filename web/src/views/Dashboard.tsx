@@ -1,0 +1,113 @@
+import { lazy, Suspense, useMemo } from 'react';
+import { api, unwrap } from '../api/client';
+import { useApi } from '../api/useApi';
+import { can, useAuth } from '../auth';
+import { ErrorState, Loading, PageHeader } from '../ui/kit';
+
+const Chart = lazy(() => import('../ui/Chart'));
+
+/** Totals, the latest campaigns with their rates, and a chart of new subscribers per day. */
+export default function Dashboard() {
+  const { admin } = useAuth();
+  const mayReadSubscribers = can(admin, 'subscribers');
+  const data = useApi(async () => {
+    const [dashboard, lists, growth] = await Promise.all([
+      unwrap(api.GET('/api/v2/analytics/dashboard')),
+      mayReadSubscribers ? unwrap(api.GET('/api/v2/lists', { params: { query: { limit: 1 } } })).then((p) => p.pagination.total) : null,
+      // Totals and the chart's days in one pass over the subscribers (fast enough at a million).
+      unwrap(api.GET('/api/v2/analytics/subscribers/growth')),
+    ]);
+    return { dashboard, lists, growth };
+  }, [mayReadSubscribers]);
+
+  const series = useMemo(() => {
+    const g = data.data?.growth;
+    if (!g) return null;
+    return {
+      days: g.days.map((d) => d.date),
+      series: [
+        { label: 'Subscribers', values: g.days.map((d) => d.total), color: '#3b6fe0' },
+        { label: 'New', values: g.days.map((d) => d.new), color: '#1a9f5a' },
+      ],
+    };
+  }, [data.data]);
+
+  if (data.status === 'error') return <ErrorState error={data.error} retry={data.reload} />;
+  if (!data.data) return <Loading />;
+  const { dashboard, lists, growth } = data.data;
+  const s = dashboard.summary_statistics;
+  const change = (n: number, unit: string) => `${n > 0 ? '+' : ''}${n}${unit} vs last month`;
+  return (
+    <>
+      <PageHeader title="Dashboard" />
+      <div className="grid" data-testid="totals">
+        <Stat label="Subscribers" value={s.total_subscribers.value.toLocaleString('en')} note={change(s.total_subscribers.change_vs_last_month, '%')} />
+        <Stat label="Confirmed" value={growth.totals.confirmed.toLocaleString('en')} />
+        <Stat label="Blacklisted" value={growth.totals.blacklisted.toLocaleString('en')} />
+        {lists !== null && <Stat label="Lists" value={lists.toLocaleString('en')} />}
+        <Stat label="Campaigns sending" value={s.active_campaigns.value.toLocaleString('en')} />
+        <Stat label="Open rate (30 days)" value={`${s.open_rate.value}%`} note={change(s.open_rate.change_vs_last_month, ' pts')} />
+        <Stat label="Bounce rate (30 days)" value={`${s.bounce_rate.value}%`} note={change(s.bounce_rate.change_vs_last_month, ' pts')} />
+      </div>
+      <section className="card">
+        <h2>Subscribers over time</h2>
+        {series && series.days.length > 0 ? (
+          <Suspense fallback={<Loading label="Drawing…" />}>
+            <Chart title="Subscribers per day over the last 90 days" days={series.days} series={series.series} />
+          </Suspense>
+        ) : (
+          <p className="muted">No subscribers yet.</p>
+        )}
+      </section>
+      <section className="card">
+        <h2>Latest campaigns</h2>
+        {dashboard.recent_campaigns.length === 0 ? (
+          <p className="muted">No campaign has been sent yet.</p>
+        ) : (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Campaign</th>
+                  <th scope="col">Status</th>
+                  <th scope="col" className="hide-narrow">
+                    Sent
+                  </th>
+                  <th scope="col" className="num">
+                    Opens
+                  </th>
+                  <th scope="col" className="num">
+                    Clicks
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {dashboard.recent_campaigns.map((c, i) => (
+                  <tr key={i}>
+                    <td>{c.name}</td>
+                    <td>
+                      <span className="badge">{c.status ?? '—'}</span>
+                    </td>
+                    <td className="hide-narrow">{c.date ?? '—'}</td>
+                    <td className="num">{c.open_rate}</td>
+                    <td className="num">{c.click_rate}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}
+
+function Stat({ label, value, note }: { label: string; value: string; note?: string }) {
+  return (
+    <div className="card stat">
+      <div className="stat-label">{label}</div>
+      <div className="stat-value">{value}</div>
+      {note && <div className="stat-change">{note}</div>}
+    </div>
+  );
+}

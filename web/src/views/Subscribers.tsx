@@ -1,0 +1,172 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { api, unwrap } from '../api/client';
+import { useApi } from '../api/useApi';
+import { Link, navigate, useLocation, withQuery } from '../router';
+import { Dialog, Empty, ErrorState, Loading, Notice, PageHeader, Pager, formatDate, useAction } from '../ui/kit';
+
+const PAGE = 50;
+type Flag = 'true' | 'false' | undefined;
+const flag = (value: string | null): Flag => (value === 'true' || value === 'false' ? value : undefined);
+
+/** Search by e-mail substring (trigram index), filters and cursor paging, all kept in the address. */
+export default function Subscribers() {
+  const loc = useLocation();
+  const q = loc.query.get('q') ?? '';
+  const confirmed = flag(loc.query.get('confirmed'));
+  const blacklisted = flag(loc.query.get('blacklisted'));
+  const after = Number(loc.query.get('after')) || 0;
+  const [search, setSearch] = useState(q);
+  const [creating, setCreating] = useState(false);
+
+  useEffect(() => setSearch(q), [q]);
+  // Typing searches after a short pause; the address follows, so a search can be bookmarked.
+  useEffect(() => {
+    if (search === q) return;
+    const timer = setTimeout(() => navigate(withQuery(loc, { q: search, after: null }), { replace: true }), 300);
+    return () => clearTimeout(timer);
+  }, [search, q, loc]);
+
+  const page = useApi(
+    () =>
+      unwrap(
+        api.GET('/api/v2/subscribers', {
+          params: {
+            query: {
+              after_id: after,
+              limit: PAGE,
+              ...(q ? { find_column: 'email', find_value: q } : {}),
+              ...(confirmed ? { is_confirmed: confirmed } : {}),
+              ...(blacklisted ? { is_blacklisted: blacklisted } : {}),
+            },
+          },
+        }),
+      ),
+    [q, confirmed, blacklisted, after],
+  );
+
+  const setFilter = (key: string, value: string) => navigate(withQuery(loc, { [key]: value, after: null }));
+  return (
+    <>
+      <PageHeader title="Subscribers">
+        <button type="button" className="button primary" onClick={() => setCreating(true)}>
+          New subscriber
+        </button>
+      </PageHeader>
+      <form className="row card filters" role="search" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Search by e-mail
+          <input type="search" value={search} placeholder="part of an address" onChange={(e) => setSearch(e.target.value)} />
+        </label>
+        <label>
+          Confirmed
+          <select value={confirmed ?? ''} onChange={(e) => setFilter('confirmed', e.target.value)}>
+            <option value="">Any</option>
+            <option value="true">Confirmed</option>
+            <option value="false">Unconfirmed</option>
+          </select>
+        </label>
+        <label>
+          Blacklisted
+          <select value={blacklisted ?? ''} onChange={(e) => setFilter('blacklisted', e.target.value)}>
+            <option value="">Any</option>
+            <option value="true">Blacklisted</option>
+            <option value="false">Not blacklisted</option>
+          </select>
+        </label>
+      </form>
+      <div className="spacer" />
+      {page.status === 'error' ? (
+        <ErrorState error={page.error} retry={page.reload} />
+      ) : !page.data ? (
+        <Loading />
+      ) : page.data.items.length === 0 ? (
+        <Empty title={q || confirmed || blacklisted ? 'Nobody matches' : 'No subscribers yet'}>
+          <p>{q || confirmed || blacklisted ? 'Try another search or filter.' : 'Add subscribers or import a CSV file.'}</p>
+        </Empty>
+      ) : (
+        <>
+          <div className="table-wrap" aria-busy={page.status === 'loading'}>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">E-mail</th>
+                  <th scope="col">Status</th>
+                  <th scope="col" className="hide-narrow">
+                    Lists
+                  </th>
+                  <th scope="col" className="hide-narrow">
+                    Created
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.data.items.map((s) => (
+                  <tr key={s.id}>
+                    <td>
+                      <Link to={`subscribers/${s.id}`}>{s.email}</Link>
+                    </td>
+                    <td>
+                      {s.blacklisted ? (
+                        <span className="badge bad">Blacklisted</span>
+                      ) : s.confirmed ? (
+                        <span className="badge good">Confirmed</span>
+                      ) : (
+                        <span className="badge">Unconfirmed</span>
+                      )}
+                    </td>
+                    <td className="hide-narrow muted">{s.subscribed_lists.map((l) => l.name).join(', ') || '—'}</td>
+                    <td className="hide-narrow">{formatDate(s.created_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager
+            total={page.data.pagination.total}
+            shown={page.data.items.length}
+            atStart={after === 0}
+            firstHref={withQuery(loc, { after: null })}
+            nextHref={page.data.pagination.has_more && page.data.pagination.next_cursor ? withQuery(loc, { after: String(page.data.pagination.next_cursor) }) : null}
+          />
+        </>
+      )}
+      <CreateSubscriber open={creating} onClose={() => setCreating(false)} />
+    </>
+  );
+}
+
+function CreateSubscriber({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const [email, setEmail] = useState('');
+  const [requestConfirmation, setRequestConfirmation] = useState(false);
+  const action = useAction();
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    await action.run(async () => {
+      const s = await unwrap(api.POST('/api/v2/subscribers', { body: { email, request_confirmation: requestConfirmation } }));
+      navigate(`subscribers/${s.id}`);
+    });
+  };
+  return (
+    <Dialog title="New subscriber" open={open} onClose={onClose}>
+      <form className="stack" onSubmit={(e) => void submit(e)}>
+        {action.error && <Notice kind="error">{action.error}</Notice>}
+        <label>
+          E-mail
+          <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        </label>
+        <label className="inline">
+          <input type="checkbox" checked={requestConfirmation} onChange={(e) => setRequestConfirmation(e.target.checked)} /> Send a
+          confirmation mail (otherwise confirmed now)
+        </label>
+        <div className="dialog-actions">
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="button primary" disabled={action.busy}>
+            Create
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
