@@ -30,6 +30,14 @@ export const AddMembersBody = Type.Object(
         description: 'true: the subscribers are confirmed and no mail is sent; false: unconfirmed ones get a confirmation mail',
       }),
     ),
+    create_unknown: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'Ours (the admin console): true creates a subscriber for each address that has none (html_email false, ' +
+          'confirmed as auto_confirm says); false (phpList): such an address is a 404 and nothing is stored',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -120,7 +120,8 @@ function unknownMessage(unknown: string[]): string {
 
 /**
  * `POST /lists/{id}/subscribers`: subscribes existing subscribers (see subscribeAddresses), confirmed when
- * `auto_confirm`; an address without a subscriber is a 404 and nothing is stored (phpList). Answers the
+ * `auto_confirm`; an address without a subscriber is a 404 and nothing is stored (phpList), unless
+ * `create_unknown` (the console's "add members") creates it. Answers the
  * subscriptions in the order the addresses were given.
  */
 export async function addMembers(
@@ -133,7 +134,7 @@ export async function addMembers(
   const list = await requireOwnedList(ctx, listId, callerId);
   const { subscribers, dates } = await subscribeAddresses(ctx, list, uniqueEmails(body.emails), {
     autoConfirm: body.auto_confirm ?? false,
-    unknown: 'refuse',
+    unknown: body.create_unknown ? 'create' : 'refuse',
     origin,
   });
   const subscriberList = toSubscriberList(list);

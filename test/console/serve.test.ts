@@ -24,12 +24,6 @@ describe('serving the console', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('GET / redirects to /admin/', async () => {
-    const res = await app.inject({ method: 'GET', url: '/' });
-    assert.equal(res.statusCode, 302);
-    assert.equal(res.headers.location, '/admin/');
-  });
-
   test('index.html is revalidated on every load, under a policy that only allows the service itself', async () => {
     for (const url of ['/admin', '/admin/', '/admin/lists/3', '/admin/subscribers?q=x']) {
       const res = await app.inject({ method: 'GET', url });

@@ -40,6 +40,12 @@ after(async () => {
 const HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 describe('HTML pages', () => {
+  test('GET / redirects to the admin console', async () => {
+    const res = await app.inject({ method: 'GET', url: '/' });
+    assert.equal(res.statusCode, 302);
+    assert.equal(res.headers.location, '/admin/');
+  });
+
   test('every HTML page carries CSP, nosniff and frame protection', async () => {
     for (const url of ['/api/v2', '/api/v2/subscribers/confirm', '/api/v2/subscribers/confirm?uniqueId=nobody', '/lt/not-a-link']) {
       const res = await app.inject({ method: 'GET', url });

@@ -367,6 +367,31 @@ describe('POST /api/v2/lists/{listId}/subscribers: unknown addresses (phpList)',
     assert.equal(t.smtp.messages.length, before, 'nobody is mailed');
   });
 
+  test('create_unknown (ours, the console): unknown addresses become subscribers, blacklisted ones are left out', async () => {
+    const { headers } = await t.adminWithSession();
+    const list = await createList(t.db);
+    await createSubscriber(t.db, { email: 'already-here@example.com', confirmed: true });
+    await t.db.insert(blacklist).values({ email: 'barred-new@example.com' });
+    const before = t.smtp.messages.length;
+    const res = await t.inject({
+      method: 'POST',
+      url: `/api/v2/lists/${list.id}/subscribers`,
+      headers,
+      payload: { emails: ['already-here@example.com', 'Brand-New@example.com', 'barred-new@example.com'], auto_confirm: false, create_unknown: true },
+    });
+    assert.equal(res.statusCode, 201);
+    assert.deepEqual(res.json().map((s: { subscriber: { email: string } }) => s.subscriber.email), ['already-here@example.com', 'Brand-New@example.com']);
+    const created = await subscriberByEmail('Brand-New@example.com');
+    assert.equal(created.confirmed, false);
+    assert.equal(created.htmlEmail, false);
+    assert.deepEqual(await t.db.select().from(subscribers).where(eq(subscribers.email, 'barred-new@example.com')), []);
+    // The new, unconfirmed member is asked to confirm; the confirmed one is not mailed.
+    const mails = await t.smtp.waitFor(before + 1);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(t.smtp.messages.length, before + 1);
+    assert.deepEqual(mails[before]!.envelope.to.map((a) => a.toLowerCase()), ['brand-new@example.com']);
+  });
+
   test('many unknown addresses: the first ten are named, the rest counted', async () => {
     const { headers } = await t.adminWithSession();
     const list = await createList(t.db);

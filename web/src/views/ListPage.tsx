@@ -261,7 +261,8 @@ function AddMembers({ listId, open, onClose, onAdded }: { listId: number; open: 
         const answer = await unwrap(
           api.POST('/api/v2/lists/{listId}/subscribers', {
             params: { path: { listId } },
-            body: { emails: emails.slice(i, i + 1000), auto_confirm: autoConfirm },
+            // An administrator typing addresses here means to add people, new ones included.
+            body: { emails: emails.slice(i, i + 1000), auto_confirm: autoConfirm, create_unknown: true },
           }),
         );
         added += answer.length;
