@@ -39,6 +39,27 @@ describe('console: subscribers, blacklist, dashboard', { skip }, () => {
     assert.match(page.url(), /blacklisted=true/);
   });
 
+  test('filter by list, with the other filters; the address keeps the list and the pager pages inside it', async () => {
+    const list = await createList(h.app.db, { name: 'Garden club' });
+    for (let i = 0; i < 55; i++) {
+      const s = await createSubscriber(h.app.db, { email: `gardener${String(i).padStart(2, '0')}@example.org`, confirmed: i < 5 });
+      await subscribe(h.app.db, list.id, s.id);
+    }
+    const page = await open('/admin/subscribers');
+    await page.getByLabel(/^List/).selectOption({ label: 'Garden club' });
+    await page.getByText('50 shown of 55').waitFor();
+    assert.match(page.url(), new RegExp(`\\?list=${list.id}$`));
+    await page.getByRole('link', { name: 'Next page →' }).click();
+    await page.getByText('5 shown of 55').waitFor();
+    assert.deepEqual(await page.locator('tbody tr td:first-child').allTextContents(), [50, 51, 52, 53, 54].map((i) => `gardener${i}@example.org`));
+    await page.getByLabel('Confirmed').selectOption('true');
+    await page.getByText('5 shown of 5').waitFor();
+    assert.equal(await page.getByLabel(/^List/).inputValue(), String(list.id));
+    await page.reload();
+    await page.getByText('5 shown of 5').waitFor();
+    assert.equal(await page.getByLabel(/^List/).inputValue(), String(list.id));
+  });
+
   test("a subscriber's page: attributes of every type edited with their own control, lists joined and left, flags, history, delete", async () => {
     const defs: Record<string, number> = {};
     const create = async (name: string, type: string, options?: string[]) => {
@@ -167,6 +188,9 @@ describe('console: subscribers, blacklist, dashboard', { skip }, () => {
   test('screenshots and accessibility: subscribers, a subscriber, blacklist, dashboard', async () => {
     const s = await createSubscriber(h.app.db, { email: 'pictured@example.com', confirmed: true });
     await screenshots(h, session, 'subscribers', '/admin/subscribers', (page) => page.getByText(/shown of/).waitFor());
+    const club = await createList(h.app.db, { name: 'Pictured list' });
+    await subscribe(h.app.db, club.id, s.id);
+    await screenshots(h, session, 'subscribers-by-list', `/admin/subscribers?list=${club.id}`, (page) => page.getByText('1 shown of 1').waitFor());
     await screenshots(h, session, 'subscriber', `/admin/subscribers/${s.id}`, (page) => page.getByRole('button', { name: 'Save attributes' }).waitFor());
     await screenshots(h, session, 'blacklist', '/admin/blacklist?email=nobody%40example.com', (page) => page.getByText('is not blacklisted').waitFor());
     await screenshots(h, session, 'dashboard', '/admin/', (page) => page.locator('.chart canvas').first().waitFor());
