@@ -172,6 +172,35 @@ describe('console: subscribers, blacklist, dashboard', { skip }, () => {
     await entry.getByText('spammer@example.com is not blacklisted.').waitFor();
   });
 
+  test('blacklist: every entry with its date and reason, filtered by a part of the address, paged; a row opens the entry', async () => {
+    for (let i = 0; i < 52; i++) {
+      const res = await h.app.inject({
+        method: 'POST',
+        url: '/api/v2/blacklist/add',
+        headers,
+        payload: { email: `listed${String(i).padStart(2, '0')}@example.net`, reason: i === 51 ? 'Hard bounce' : null },
+      });
+      assert.equal(res.statusCode, 201, res.body);
+    }
+    const page = await open('/admin/blacklist');
+    const entries = page.getByRole('region', { name: 'Blacklisted addresses' });
+    await entries.getByText('50 shown of 52').waitFor();
+    await entries.getByRole('link', { name: 'Next page →' }).click();
+    await entries.getByText('2 shown of 52').waitFor();
+    const rows = entries.locator('tbody tr');
+    assert.deepEqual(await rows.locator('td:first-child').allTextContents(), ['listed50@example.net', 'listed51@example.net']);
+    assert.match((await rows.nth(1).textContent()) ?? '', /^listed51@example\.net\d{1,2} \w{3} \d{4}, \d{2}:\d{2}Hard bounce$/);
+
+    await entries.getByLabel('Filter by e-mail').fill('ED07@EXAMPLE');
+    await entries.getByText('1 shown of 1').waitFor();
+    assert.match(page.url(), /\?find=ED07%40EXAMPLE$/);
+    await entries.getByRole('link', { name: 'listed07@example.net' }).click();
+    await page.getByTestId('blacklist-entry').getByText('listed07@example.net').waitFor();
+    await page.getByRole('button', { name: 'Remove from blacklist' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
+    await entries.getByText('Nothing matches').waitFor();
+  });
+
   test('dashboard: totals and the subscribers-over-time chart', async () => {
     const page = await open('/admin/');
     const totals = page.getByTestId('totals');
