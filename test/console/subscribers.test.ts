@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createList, createSubscriber, subscribe } from '../factories.js';
+import { createBounce, createCampaign, createList, createSubscriber, subscribe } from '../factories.js';
 import { browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
@@ -157,6 +157,44 @@ describe('console: subscribers, blacklist, dashboard', { skip }, () => {
     }
   });
 
+  test("a subscriber's bounces: date, campaign, status and diagnosis, oldest first, more on request", async () => {
+    const s = await createSubscriber(h.app.db, { email: 'bouncy@example.com', confirmed: true });
+    const other = await createSubscriber(h.app.db, { email: 'steady@example.com', confirmed: true });
+    const campaign = await createCampaign(h.app.db, { subject: 'Spring news' });
+    await createBounce(h.app.db, { subscriberId: other.id, campaignId: campaign.id, status: 'bounced list message' });
+    for (let i = 0; i < 27; i++) {
+      await createBounce(h.app.db, {
+        subscriberId: s.id,
+        campaignId: i === 0 ? campaign.id : null,
+        receivedAt: new Date(Date.UTC(2026, 1, 1 + i, 10)),
+        status: i === 0 ? 'bounced list message' : 'unidentified',
+        comment: i === 0 ? '550 5.1.1 user unknown' : null,
+      });
+    }
+    const page = await open(`/admin/subscribers/${s.id}`);
+    const table = page.getByTestId('subscriber-bounces');
+    await page.getByText('25 shown of 27').waitFor();
+    const first = await table.locator('tbody tr').first().locator('td').allTextContents();
+    assert.deepEqual(first.slice(1), ['Spring news', 'bounced list message', '550 5.1.1 user unknown']);
+    assert.match(first[0]!, /^1 Feb 2026/);
+    await page.getByRole('button', { name: 'More bounces' }).click();
+    await page.getByText('27 shown of 27').waitFor();
+    assert.equal(await table.locator('tbody tr').count(), 27);
+    assert.match((await table.locator('tbody tr').last().textContent()) ?? '', /^27 Feb 2026.*—unidentified—$/);
+    assert.equal(await page.getByRole('button', { name: 'More bounces' }).count(), 0);
+
+    const quiet = await open(`/admin/subscribers/${other.id}`);
+    await quiet.getByTestId('subscriber-bounces').getByText('Spring news').waitFor();
+    const noBounces = await open(`/admin/subscribers/${(await createSubscriber(h.app.db, { email: 'calm@example.com' })).id}`);
+    await noBounces.getByText('No bounces recorded.').waitFor();
+
+    // Bounces need the campaigns privilege: without it the section is left out, the rest of the page works.
+    const limited = await h.app.adminWithSession({ superUser: false, privileges: { subscribers: true } });
+    const narrow = await openSignedIn(h, { key: limited.key, id: limited.sessionId }, `/admin/subscribers/${s.id}`);
+    await narrow.getByRole('heading', { name: 'History' }).waitFor();
+    assert.equal(await narrow.getByRole('heading', { name: 'Bounces' }).count(), 0);
+  });
+
   test('blacklist: add with a reason, look up with its date and reason, remove', async () => {
     const page = await open('/admin/blacklist');
     await page.getByLabel('E-mail to blacklist').fill('spammer@example.com');
@@ -216,6 +254,7 @@ describe('console: subscribers, blacklist, dashboard', { skip }, () => {
 
   test('screenshots and accessibility: subscribers, a subscriber, blacklist, dashboard', async () => {
     const s = await createSubscriber(h.app.db, { email: 'pictured@example.com', confirmed: true });
+    await createBounce(h.app.db, { subscriberId: s.id, status: 'bounced list message', comment: '552 mailbox full' });
     await screenshots(h, session, 'subscribers', '/admin/subscribers', (page) => page.getByText(/shown of/).waitFor());
     const club = await createList(h.app.db, { name: 'Pictured list' });
     await subscribe(h.app.db, club.id, s.id);
