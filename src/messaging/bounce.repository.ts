@@ -15,9 +15,20 @@ const bounceColumns = {
   comment: bounces.comment,
 };
 
-/** A page of bounces by id, with the campaign subject and subscriber address joined in (one query). */
-export async function listBounces(db: Executor, status: string | undefined, afterId: number, limit: number) {
-  const filter: SQL | undefined = status === undefined ? undefined : eq(bounces.status, status);
+export interface BounceFilter {
+  status?: string;
+  subscriberId?: number;
+}
+
+/**
+ * A page of bounces by id, with the campaign subject and subscriber address joined in (one query). Each filter has
+ * its index that ends in the id (bounces_status_idx, bounces_subscriber_id_idx), so deep pages stay cheap.
+ */
+export async function listBounces(db: Executor, by: BounceFilter, afterId: number, limit: number) {
+  const filter: SQL | undefined = and(
+    by.status === undefined ? undefined : eq(bounces.status, by.status),
+    by.subscriberId === undefined ? undefined : eq(bounces.subscriberId, by.subscriberId),
+  );
   const rows = await db
     .select(bounceColumns)
     .from(bounces)

@@ -19,14 +19,15 @@ export const bounceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         operationId: 'listBounces',
-        summary: 'List received bounces (cursor pages), optionally of one status',
+        summary: 'List received bounces (cursor pages), optionally of one status or one subscriber',
         querystring: BounceListQuery,
-        response: { 200: Page(Bounce), ...errorResponses(403) },
+        response: { 200: Page(Bounce), ...errorResponses(403, 422) },
       },
     },
     async (request) => {
       const { afterId, limit } = cursorOf(request.query);
-      return service.listBounces(app.ctx, request.query.status, afterId, limit);
+      const { status, subscriber_id: subscriberId } = request.query;
+      return service.listBounces(app.ctx, { status, subscriberId }, afterId, limit);
     },
   );
 

@@ -17,7 +17,12 @@ export type Bounce = Static<typeof Bounce>;
 
 export const BounceListQuery = Type.Composite([
   PageQuery,
-  Type.Object({ status: Type.Optional(Type.String({ maxLength: 255, description: 'Exact status, trimmed' })) }),
+  Type.Object({
+    status: Type.Optional(Type.String({ maxLength: 255, description: 'Exact status, trimmed' })),
+    subscriber_id: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "Only this subscriber's bounces (Mailroom addition)" }),
+    ),
+  }),
 ]);
 
 export const BounceParams = Type.Object({ bounceId: Type.Integer({ minimum: 0, maximum: 9_007_199_254_740_991 }) });

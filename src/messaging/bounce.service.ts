@@ -6,8 +6,8 @@ import { MAX_TOTALS } from './bounce.schemas.js';
 
 /* Bounces are written by bounce processing; the API reads and deletes them. */
 
-export async function listBounces(ctx: AppContext, status: string | undefined, afterId: number, limit: number) {
-  const { items, total } = await repo.listBounces(ctx.db, status?.trim(), afterId, limit);
+export async function listBounces(ctx: AppContext, by: repo.BounceFilter, afterId: number, limit: number) {
+  const { items, total } = await repo.listBounces(ctx.db, { ...by, status: by.status?.trim() }, afterId, limit);
   return toPage(items, total, limit, (b) => b.id);
 }
 

@@ -1,4 +1,4 @@
-import { inArray, sql } from 'drizzle-orm';
+import { and, asc, count, gt, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { blacklist, subscribers } from '../db/schema/index.js';
 
@@ -50,4 +50,25 @@ export async function blacklistedAmong(db: Executor, emails: string[]): Promise<
     .from(blacklist)
     .where(inArray(sql`lower(${blacklist.email})`, lowered));
   return new Set(rows.map((r) => r.email.toLowerCase()));
+}
+
+/**
+ * A keyset page of entries (id order) whose address contains `find`, and how many match. The substring is served by
+ * the trigram index of routine 051 for three characters or more.
+ */
+export async function entryPage(
+  db: Executor,
+  afterId: number,
+  limit: number,
+  find: string | undefined,
+): Promise<{ rows: BlacklistRow[]; total: number }> {
+  const contains = find ? sql`${blacklist.email} ilike ${`%${find.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}` : undefined;
+  const rows = await db
+    .select()
+    .from(blacklist)
+    .where(and(gt(blacklist.id, afterId), contains))
+    .orderBy(asc(blacklist.id))
+    .limit(limit);
+  const [counted] = await db.select({ n: count() }).from(blacklist).where(contains);
+  return { rows, total: counted?.n ?? 0 };
 }

@@ -1,13 +1,37 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { callerOf } from '../plugins/auth.js';
+import { Page } from '../shared/pagination.js';
 import { errorResponses } from '../shared/schemas.js';
-import { AddToBlacklistBody, BlacklistCheck, BlacklistEntry, EmailParams, NotBlacklisted } from './blacklist.schemas.js';
+import {
+  AddToBlacklistBody,
+  BlacklistCheck,
+  BlacklistEntry,
+  BlacklistListQuery,
+  EmailParams,
+  ListedBlacklistEntry,
+  NotBlacklisted,
+} from './blacklist.schemas.js';
 import * as service from './blacklist.service.js';
 
 const tags = ['blacklist'];
 
 /** The path e-mail is any text, as in phpList (no format check): an address never listed is simply not found. */
 export const blacklistRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/blacklist',
+    {
+      onRequest: app.requireAuth('subscribers', 'You are not allowed to view blacklist information.'),
+      schema: {
+        tags,
+        operationId: 'listBlacklist',
+        summary: 'Blacklist entries with their date and reason (cursor pages), optionally by a substring of the address',
+        querystring: BlacklistListQuery,
+        response: { 200: Page(ListedBlacklistEntry), ...errorResponses(403, 422) },
+      },
+    },
+    async (request) => service.list(app.ctx, request.query),
+  );
+
   app.get(
     '/blacklist/check/:email',
     {

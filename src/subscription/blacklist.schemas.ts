@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Email, Nullable } from '../shared/schemas.js';
+import { PageQuery } from '../shared/pagination.js';
+import { DateTime, Email, Id, Nullable } from '../shared/schemas.js';
 
 /** Reference §6.13: answer of add and info. `added` is null for a subscriber flagged without an entry. */
 export const BlacklistEntry = Type.Object({
@@ -29,3 +30,20 @@ export const AddToBlacklistBody = Type.Object(
 export type AddToBlacklistBody = Static<typeof AddToBlacklistBody>;
 
 export const EmailParams = Type.Object({ email: Type.String({ maxLength: 255 }) });
+
+/** An entry of `GET /blacklist` (ours): the phpList entry with the id its cursor pages by. */
+export const ListedBlacklistEntry = Type.Object({
+  id: Id,
+  email: Type.String(),
+  added: DateTime,
+  reason: Nullable(Type.String()),
+});
+export type ListedBlacklistEntry = Static<typeof ListedBlacklistEntry>;
+
+export const BlacklistListQuery = Type.Object({
+  ...PageQuery.properties,
+  email: Type.Optional(
+    Type.String({ maxLength: 255, description: 'Case-insensitive substring of the address (`%`, `_` and `\\` literal)' }),
+  ),
+});
+export type BlacklistListQuery = Static<typeof BlacklistListQuery>;

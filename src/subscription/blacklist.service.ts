@@ -1,7 +1,8 @@
 import type { AppContext } from '../context.js';
+import { cursorOf, toPage } from '../shared/pagination.js';
 import { toAtom } from '../shared/time.js';
 import * as repo from './blacklist.repository.js';
-import type { AddToBlacklistBody, BlacklistCheck, BlacklistEntry } from './blacklist.schemas.js';
+import type { AddToBlacklistBody, BlacklistCheck, BlacklistEntry, BlacklistListQuery } from './blacklist.schemas.js';
 
 /*
  * One blacklist (DECISIONS.md): the blacklist table and the subscribers' `blacklisted` flag move together.
@@ -44,4 +45,12 @@ export async function remove(ctx: AppContext, email: string): Promise<void> {
     await repo.deleteEntry(tx, email);
     await repo.setSubscriberFlag(tx, email, false);
   });
+}
+
+/** The blacklist table's entries, a keyset page; subscribers flagged without an entry are not listed. */
+export async function list(ctx: AppContext, query: BlacklistListQuery) {
+  const { afterId, limit } = cursorOf(query);
+  const { rows, total } = await repo.entryPage(ctx.db, afterId, limit, query.email?.trim() || undefined);
+  const items = rows.map((r) => ({ id: r.id, email: r.email, added: toAtom(r.createdAt), reason: r.reason }));
+  return toPage(items, total, limit, (e) => e.id);
 }

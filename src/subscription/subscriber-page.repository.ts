@@ -139,6 +139,7 @@ export async function subscriberPage(
     nameParts.push(`f${column}`);
   }
   const where = conditions.join(' and ');
+  if (filter.listId !== undefined) return listFilteredPage(database, filter.listId, values, where, nameParts, limit);
   const total =
     conditions.length === 0
       ? `(select coalesce(sum(subscribers), 0) from subscriber_counts)`
@@ -152,6 +153,40 @@ export async function subscriberPage(
        from subscribers s
        where s.id > $1${where ? ` and ${where}` : ''}
        order by s.id
+       limit ${pageSize(limit)}) p on true
+     order by p.id`,
+    values,
+  );
+  return toPage(rows);
+}
+
+/**
+ * `GET /subscribers?list_id=` with the other filters: driven from the list's memberships by the same primary-key
+ * range as listMemberPage, so a deep page of a small list does not walk the subscribers it skips. Without other
+ * filters the total comes from the list's counter shards; with them it has to count the list's members.
+ */
+async function listFilteredPage(
+  database: Database,
+  listId: number,
+  values: unknown[],
+  where: string,
+  nameParts: string[],
+  limit: number,
+): Promise<SubscriberPage> {
+  values.push(listId);
+  const list = `$${values.length}`;
+  const total = where
+    ? `(select count(*) from subscriptions m join subscribers s on s.id = m.subscriber_id where m.list_id = ${list} and ${where})`
+    : `(select coalesce(sum(members), 0) from list_member_counts where list_id = ${list})`;
+  const rows = await database.prepared<PageRow>(
+    `subscriber_page_list_${nameParts.join('_') || 'all'}_${pageSize(limit)}`,
+    `select c.total, p.*
+     from (select ${total} as total) c
+     left join lateral (
+       select ${SUBSCRIBER_COLUMNS}
+       from subscriptions m join subscribers s on s.id = m.subscriber_id
+       where (m.list_id, m.subscriber_id) > (${list}, $1) and m.list_id <= ${list}${where ? ` and ${where}` : ''}
+       order by m.list_id, m.subscriber_id
        limit ${pageSize(limit)}) p on true
      order by p.id`,
     values,

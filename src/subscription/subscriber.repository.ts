@@ -54,6 +54,8 @@ export interface SubscriberFilter {
   confirmed?: boolean;
   blacklisted?: boolean;
   find?: { column: 'email' | 'foreignKey' | 'uniqueId'; value: string };
+  /** Only members of this list. */
+  listId?: number;
 }
 
 /** `%`, `_` and `\` match themselves in a "contains" search. */

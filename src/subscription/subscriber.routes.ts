@@ -32,9 +32,9 @@ export const subscriberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         operationId: 'listSubscribers',
-        summary: 'List subscribers (cursor pages), filtered by state or a substring of a column',
+        summary: 'List subscribers (cursor pages), filtered by state, a substring of a column or a list',
         querystring: SubscriberListQuery,
-        response: { 200: Page(Subscriber), ...errorResponses(403, 422) },
+        response: { 200: Page(Subscriber), ...errorResponses(403, 404, 422) },
       },
     },
     async (request) => service.listSubscribers(app.ctx, request.query),

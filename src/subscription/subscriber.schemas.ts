@@ -65,6 +65,13 @@ export const SubscriberListQuery = Type.Object({
     }),
   ),
   find_value: Type.Optional(Type.String({ description: 'Substring to find in find_column (ignored without it)' })),
+  list_id: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 2_147_483_647,
+      description: 'Only subscribers of this list (Mailroom addition; 404 when there is no such list)',
+    }),
+  ),
 });
 export type SubscriberListQuery = Static<typeof SubscriberListQuery>;
 

@@ -9,6 +9,7 @@ import * as history from './subscriber-history.repository.js';
 import type { HistoryOrigin, HistoryQuery } from './subscriber-history.schemas.js';
 import * as repo from './subscriber.repository.js';
 import { subscriberPage } from './subscriber-page.repository.js';
+import { requireList } from './list.service.js';
 import type {
   CreateSubscriberBody,
   Subscriber,
@@ -57,7 +58,9 @@ export async function listSubscribers(ctx: AppContext, query: SubscriberListQuer
     blacklisted: booleanText(query.is_blacklisted),
     // phpList ignores find_value without find_column, and an empty value finds everything anyway.
     find: query.find_column && query.find_value ? { column: FIND_COLUMN[query.find_column], value: query.find_value } : undefined,
+    listId: query.list_id,
   };
+  if (query.list_id !== undefined) await requireList(ctx, query.list_id);
   const page = await subscriberPage(ctx.database, filter, afterId, limit);
   return toPage(page.items, page.total, limit, (s) => s.id);
 }

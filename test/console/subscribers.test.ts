@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createList, createSubscriber, subscribe } from '../factories.js';
+import { createBounce, createCampaign, createList, createSubscriber, subscribe } from '../factories.js';
 import { browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
@@ -37,6 +37,27 @@ describe('console: subscribers, blacklist, dashboard', { skip }, () => {
     await page.getByLabel('Blacklisted').selectOption('true');
     await page.getByText('Nobody matches').waitFor();
     assert.match(page.url(), /blacklisted=true/);
+  });
+
+  test('filter by list, with the other filters; the address keeps the list and the pager pages inside it', async () => {
+    const list = await createList(h.app.db, { name: 'Garden club' });
+    for (let i = 0; i < 55; i++) {
+      const s = await createSubscriber(h.app.db, { email: `gardener${String(i).padStart(2, '0')}@example.org`, confirmed: i < 5 });
+      await subscribe(h.app.db, list.id, s.id);
+    }
+    const page = await open('/admin/subscribers');
+    await page.getByLabel(/^List/).selectOption({ label: 'Garden club' });
+    await page.getByText('50 shown of 55').waitFor();
+    assert.match(page.url(), new RegExp(`\\?list=${list.id}$`));
+    await page.getByRole('link', { name: 'Next page →' }).click();
+    await page.getByText('5 shown of 55').waitFor();
+    assert.deepEqual(await page.locator('tbody tr td:first-child').allTextContents(), [50, 51, 52, 53, 54].map((i) => `gardener${i}@example.org`));
+    await page.getByLabel('Confirmed').selectOption('true');
+    await page.getByText('5 shown of 5').waitFor();
+    assert.equal(await page.getByLabel(/^List/).inputValue(), String(list.id));
+    await page.reload();
+    await page.getByText('5 shown of 5').waitFor();
+    assert.equal(await page.getByLabel(/^List/).inputValue(), String(list.id));
   });
 
   test("a subscriber's page: attributes of every type edited with their own control, lists joined and left, flags, history, delete", async () => {
@@ -136,6 +157,44 @@ describe('console: subscribers, blacklist, dashboard', { skip }, () => {
     }
   });
 
+  test("a subscriber's bounces: date, campaign, status and diagnosis, oldest first, more on request", async () => {
+    const s = await createSubscriber(h.app.db, { email: 'bouncy@example.com', confirmed: true });
+    const other = await createSubscriber(h.app.db, { email: 'steady@example.com', confirmed: true });
+    const campaign = await createCampaign(h.app.db, { subject: 'Spring news' });
+    await createBounce(h.app.db, { subscriberId: other.id, campaignId: campaign.id, status: 'bounced list message' });
+    for (let i = 0; i < 27; i++) {
+      await createBounce(h.app.db, {
+        subscriberId: s.id,
+        campaignId: i === 0 ? campaign.id : null,
+        receivedAt: new Date(Date.UTC(2026, 1, 1 + i, 10)),
+        status: i === 0 ? 'bounced list message' : 'unidentified',
+        comment: i === 0 ? '550 5.1.1 user unknown' : null,
+      });
+    }
+    const page = await open(`/admin/subscribers/${s.id}`);
+    const table = page.getByTestId('subscriber-bounces');
+    await page.getByText('25 shown of 27').waitFor();
+    const first = await table.locator('tbody tr').first().locator('td').allTextContents();
+    assert.deepEqual(first.slice(1), ['Spring news', 'bounced list message', '550 5.1.1 user unknown']);
+    assert.match(first[0]!, /^1 Feb 2026/);
+    await page.getByRole('button', { name: 'More bounces' }).click();
+    await page.getByText('27 shown of 27').waitFor();
+    assert.equal(await table.locator('tbody tr').count(), 27);
+    assert.match((await table.locator('tbody tr').last().textContent()) ?? '', /^27 Feb 2026.*—unidentified—$/);
+    assert.equal(await page.getByRole('button', { name: 'More bounces' }).count(), 0);
+
+    const quiet = await open(`/admin/subscribers/${other.id}`);
+    await quiet.getByTestId('subscriber-bounces').getByText('Spring news').waitFor();
+    const noBounces = await open(`/admin/subscribers/${(await createSubscriber(h.app.db, { email: 'calm@example.com' })).id}`);
+    await noBounces.getByText('No bounces recorded.').waitFor();
+
+    // Bounces need the campaigns privilege: without it the section is left out, the rest of the page works.
+    const limited = await h.app.adminWithSession({ superUser: false, privileges: { subscribers: true } });
+    const narrow = await openSignedIn(h, { key: limited.key, id: limited.sessionId }, `/admin/subscribers/${s.id}`);
+    await narrow.getByRole('heading', { name: 'History' }).waitFor();
+    assert.equal(await narrow.getByRole('heading', { name: 'Bounces' }).count(), 0);
+  });
+
   test('blacklist: add with a reason, look up with its date and reason, remove', async () => {
     const page = await open('/admin/blacklist');
     await page.getByLabel('E-mail to blacklist').fill('spammer@example.com');
@@ -149,6 +208,35 @@ describe('console: subscribers, blacklist, dashboard', { skip }, () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
     await page.getByText('spammer@example.com can receive mail again.').waitFor();
     await entry.getByText('spammer@example.com is not blacklisted.').waitFor();
+  });
+
+  test('blacklist: every entry with its date and reason, filtered by a part of the address, paged; a row opens the entry', async () => {
+    for (let i = 0; i < 52; i++) {
+      const res = await h.app.inject({
+        method: 'POST',
+        url: '/api/v2/blacklist/add',
+        headers,
+        payload: { email: `listed${String(i).padStart(2, '0')}@example.net`, reason: i === 51 ? 'Hard bounce' : null },
+      });
+      assert.equal(res.statusCode, 201, res.body);
+    }
+    const page = await open('/admin/blacklist');
+    const entries = page.getByRole('region', { name: 'Blacklisted addresses' });
+    await entries.getByText('50 shown of 52').waitFor();
+    await entries.getByRole('link', { name: 'Next page →' }).click();
+    await entries.getByText('2 shown of 52').waitFor();
+    const rows = entries.locator('tbody tr');
+    assert.deepEqual(await rows.locator('td:first-child').allTextContents(), ['listed50@example.net', 'listed51@example.net']);
+    assert.match((await rows.nth(1).textContent()) ?? '', /^listed51@example\.net\d{1,2} \w{3} \d{4}, \d{2}:\d{2}Hard bounce$/);
+
+    await entries.getByLabel('Filter by e-mail').fill('ED07@EXAMPLE');
+    await entries.getByText('1 shown of 1').waitFor();
+    assert.match(page.url(), /\?find=ED07%40EXAMPLE$/);
+    await entries.getByRole('link', { name: 'listed07@example.net' }).click();
+    await page.getByTestId('blacklist-entry').getByText('listed07@example.net').waitFor();
+    await page.getByRole('button', { name: 'Remove from blacklist' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
+    await entries.getByText('Nothing matches').waitFor();
   });
 
   test('dashboard: totals and the subscribers-over-time chart', async () => {
@@ -166,7 +254,11 @@ describe('console: subscribers, blacklist, dashboard', { skip }, () => {
 
   test('screenshots and accessibility: subscribers, a subscriber, blacklist, dashboard', async () => {
     const s = await createSubscriber(h.app.db, { email: 'pictured@example.com', confirmed: true });
+    await createBounce(h.app.db, { subscriberId: s.id, status: 'bounced list message', comment: '552 mailbox full' });
     await screenshots(h, session, 'subscribers', '/admin/subscribers', (page) => page.getByText(/shown of/).waitFor());
+    const club = await createList(h.app.db, { name: 'Pictured list' });
+    await subscribe(h.app.db, club.id, s.id);
+    await screenshots(h, session, 'subscribers-by-list', `/admin/subscribers?list=${club.id}`, (page) => page.getByText('1 shown of 1').waitFor());
     await screenshots(h, session, 'subscriber', `/admin/subscribers/${s.id}`, (page) => page.getByRole('button', { name: 'Save attributes' }).waitFor());
     await screenshots(h, session, 'blacklist', '/admin/blacklist?email=nobody%40example.com', (page) => page.getByText('is not blacklisted').waitFor());
     await screenshots(h, session, 'dashboard', '/admin/', (page) => page.locator('.chart canvas').first().waitFor());

@@ -72,6 +72,23 @@ describe('bounces', () => {
     assert.deepEqual(none.json(), { items: [], pagination: { total: 0, limit: 25, has_more: false, next_cursor: null } });
   });
 
+  test('GET /bounces?subscriber_id= pages one subscriber\'s bounces, with status; unknown id is empty; not an id is 422', async () => {
+    const { alice, bob, b1, b3, b4 } = scene;
+    const first = await get(`/api/v2/bounces?subscriber_id=${alice.id}&limit=2`);
+    assert.equal(first.statusCode, 200, first.body);
+    assert.deepEqual(first.json().items.map((b: { id: number; subscriber_id: number }) => [b.id, b.subscriber_id]), [[b1.id, alice.id], [b3.id, alice.id]]);
+    assert.deepEqual(first.json().pagination, { total: 3, limit: 2, has_more: true, next_cursor: b3.id });
+    const next = await get(`/api/v2/bounces?subscriber_id=${alice.id}&limit=2&after_id=${b3.id}`);
+    assert.deepEqual(next.json().items.map((b: { id: number }) => b.id), [b4.id]);
+    const both = await get(`/api/v2/bounces?subscriber_id=${alice.id}&status=unidentified`);
+    assert.deepEqual([both.json().items.map((b: { id: number }) => b.id), both.json().pagination.total], [[b4.id], 1]);
+    assert.equal((await get(`/api/v2/bounces?subscriber_id=${bob.id}`)).json().pagination.total, 1);
+    const none = await get('/api/v2/bounces?subscriber_id=999999');
+    assert.deepEqual(none.json(), { items: [], pagination: { total: 0, limit: 25, has_more: false, next_cursor: null } });
+    const bad = await get('/api/v2/bounces?subscriber_id=abc');
+    assert.deepEqual([bad.statusCode, bad.json()], [422, { message: 'Validation failed', errors: { subscriber_id: ['This value should be of type integer.'] } }]);
+  });
+
   test('GET /bounces/by/campaign: the caller’s and owner-less campaigns, most bounces first', async () => {
     const res = await get('/api/v2/bounces/by/campaign');
     assert.equal(res.statusCode, 200);

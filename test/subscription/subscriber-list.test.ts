@@ -84,11 +84,34 @@ describe('GET /api/v2/subscribers', () => {
     assert.equal(combined.pagination.total, 1);
   });
 
+  test('list_id: only the members of that list, cursor pages by id, combined with the other filters', async () => {
+    const other = await createList(t.db, { name: 'Other' });
+    for (const name of ['ann', 'cid', 'dee']) await t.db.insert(subscriptions).values({ listId: other.id, subscriberId: ids[name]! });
+    const first = await page(`?list_id=${other.id}&limit=2`);
+    assert.deepEqual(first.ids, [ids.ann, ids.cid]);
+    assert.deepEqual(first.pagination, { total: 3, limit: 2, has_more: true, next_cursor: ids.cid });
+    assert.deepEqual(first.items[0].subscribed_lists.map((l: { id: number }) => l.id), [other.id]);
+    const second = await page(`?list_id=${other.id}&limit=2&after_id=${ids.cid}`);
+    assert.deepEqual(second.ids, [ids.dee]);
+    assert.deepEqual(second.pagination, { total: 3, limit: 2, has_more: false, next_cursor: ids.dee });
+    const blacklisted = await page(`?list_id=${other.id}&is_blacklisted=true&find_column=email&find_value=EXAMPLE.COM`);
+    assert.deepEqual(blacklisted.ids, [ids.cid, ids.dee]);
+    assert.equal(blacklisted.pagination.total, 2);
+    const weekly = await page(`?list_id=${listId}&is_confirmed=true`);
+    assert.deepEqual([weekly.ids, weekly.pagination.total], [[], 0]);
+    assert.deepEqual((await page(`?list_id=${listId}`)).ids, [ids.bob]);
+
+    const missing = await t.inject({ method: 'GET', url: '/api/v2/subscribers?list_id=999999', headers });
+    assert.deepEqual([missing.statusCode, missing.json()], [404, { message: 'Subscriber list not found.' }]);
+  });
+
   test('bad filter values are 422', async () => {
     const cases: [string, Record<string, string[]>][] = [
       ['?is_confirmed=yes', { is_confirmed: ['is_confirmed must be one of: true, false, 1, 0'] }],
       ['?is_blacklisted=', { is_blacklisted: ['is_blacklisted must be one of: true, false, 1, 0'] }],
       ['?find_column=password&find_value=x', { find_column: ['Invalid find_column value. Allowed values: email, foreignKey, uniqueId.'] }],
+      ['?list_id=abc', { list_id: ['This value should be of type integer.'] }],
+      ['?list_id=0', { list_id: ['This value should be positive.'] }],
     ];
     for (const [query, errors] of cases) {
       const res = await t.inject({ method: 'GET', url: `/api/v2/subscribers${query}`, headers });

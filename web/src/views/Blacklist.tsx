@@ -5,6 +5,7 @@ import type { BlacklistInfo } from '../api/types';
 import { navigate, useLocation, withQuery } from '../router';
 import { ConfirmDialog, ErrorState, Loading, Notice, PageHeader, formatDate, useAction } from '../ui/kit';
 import { useApi } from '../api/useApi';
+import BlacklistEntries from './BlacklistEntries';
 
 /** Look an address up on the blacklist (with its reason and date), add one, take one off. */
 export default function Blacklist() {
@@ -13,6 +14,7 @@ export default function Blacklist() {
   const [search, setSearch] = useState(email);
   const [notice, setNotice] = useState<string | null>(null);
   const [removing, setRemoving] = useState(false);
+  const [version, setVersion] = useState(0);
   const found = useApi(async (): Promise<BlacklistInfo | null> => {
     if (!email) return null;
     try {
@@ -76,9 +78,12 @@ export default function Blacklist() {
             setSearch(added);
             navigate(withQuery(loc, { email: added }));
             found.reload();
+            setVersion((v) => v + 1);
           }}
         />
       </div>
+      <div className="spacer" />
+      <BlacklistEntries version={version} />
       <ConfirmDialog
         title="Remove from blacklist?"
         open={removing}
@@ -88,6 +93,7 @@ export default function Blacklist() {
           await unwrap(api.DELETE('/api/v2/blacklist/remove/{email}', { params: { path: { email } } }));
           setNotice(`${email} can receive mail again.`);
           found.reload();
+          setVersion((v) => v + 1);
         }}
       >
         <p>{email} will receive campaigns again from the lists they are on.</p>

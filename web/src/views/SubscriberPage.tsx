@@ -2,8 +2,10 @@ import { useState, type FormEvent } from 'react';
 import { api, unwrap } from '../api/client';
 import type { AttributeDefinition, Subscriber } from '../api/types';
 import { useApi } from '../api/useApi';
+import { can, useAuth } from '../auth';
 import { Link, navigate } from '../router';
 import { AttributeField } from '../ui/AttributeField';
+import SubscriberBounces from './SubscriberBounces';
 import { ConfirmDialog, ErrorState, Loading, Notice, PageHeader, formatDate, useAction } from '../ui/kit';
 
 /** One subscriber: flags and actions, attribute values with a control per type, lists joined and left, history. */
@@ -12,6 +14,7 @@ export default function SubscriberPage({ id }: { id: number }) {
   const [deleting, setDeleting] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const action = useAction();
+  const mayReadBounces = can(useAuth().admin, 'campaigns');
   const data = useApi(async () => {
     const [subscriber, values, definitions, lists] = await Promise.all([
       unwrap(api.GET('/api/v2/subscribers/{subscriberId}', { params: { path } })),
@@ -106,6 +109,14 @@ export default function SubscriberPage({ id }: { id: number }) {
             </tbody>
           </table>
         </div>
+      )}
+      {mayReadBounces && (
+        <>
+          <div className="section-title">
+            <h2>Bounces</h2>
+          </div>
+          <SubscriberBounces key={`${id}:${s.updated_at ?? ''}`} subscriberId={id} />
+        </>
       )}
       <ConfirmDialog
         title={`Delete ${s.email}?`}

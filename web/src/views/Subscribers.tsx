@@ -14,6 +14,7 @@ export default function Subscribers() {
   const q = loc.query.get('q') ?? '';
   const confirmed = flag(loc.query.get('confirmed'));
   const blacklisted = flag(loc.query.get('blacklisted'));
+  const listId = Number(loc.query.get('list')) || 0;
   const after = Number(loc.query.get('after')) || 0;
   const [search, setSearch] = useState(q);
   const [creating, setCreating] = useState(false);
@@ -37,12 +38,16 @@ export default function Subscribers() {
               ...(q ? { find_column: 'email', find_value: q } : {}),
               ...(confirmed ? { is_confirmed: confirmed } : {}),
               ...(blacklisted ? { is_blacklisted: blacklisted } : {}),
+              ...(listId ? { list_id: listId } : {}),
             },
           },
         }),
       ),
-    [q, confirmed, blacklisted, after],
+    [q, confirmed, blacklisted, listId, after],
   );
+  // The list filter offers the first 100 lists; a list further on still works from the address.
+  const lists = useApi(() => unwrap(api.GET('/api/v2/lists', { params: { query: { limit: 100 } } })).then((p) => p.items), []);
+  const filtered = Boolean(q || confirmed || blacklisted || listId);
 
   const setFilter = (key: string, value: string) => navigate(withQuery(loc, { [key]: value, after: null }));
   return (
@@ -73,6 +78,18 @@ export default function Subscribers() {
             <option value="false">Not blacklisted</option>
           </select>
         </label>
+        <label>
+          List
+          <select value={listId || ''} onChange={(e) => setFilter('list', e.target.value)}>
+            <option value="">Any</option>
+            {listId && !lists.data?.some((l) => l.id === listId) ? <option value={listId}>List #{listId}</option> : null}
+            {lists.data?.map((l) => (
+              <option key={l.id} value={l.id}>
+                {l.name}
+              </option>
+            ))}
+          </select>
+        </label>
       </form>
       <div className="spacer" />
       {page.status === 'error' ? (
@@ -80,8 +97,8 @@ export default function Subscribers() {
       ) : !page.data ? (
         <Loading />
       ) : page.data.items.length === 0 ? (
-        <Empty title={q || confirmed || blacklisted ? 'Nobody matches' : 'No subscribers yet'}>
-          <p>{q || confirmed || blacklisted ? 'Try another search or filter.' : 'Add subscribers or import a CSV file.'}</p>
+        <Empty title={filtered ? 'Nobody matches' : 'No subscribers yet'}>
+          <p>{filtered ? 'Try another search or filter.' : 'Add subscribers or import a CSV file.'}</p>
         </Empty>
       ) : (
         <>
