@@ -1,11 +1,12 @@
 import { and, eq, ne } from 'drizzle-orm';
 import type { AppContext } from '../context.js';
 import { administrators, sessions } from '../db/schema/index.js';
-import { ConflictError, NotFoundError } from '../shared/errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { toPage } from '../shared/pagination.js';
 import * as repo from './administrator.repository.js';
 import type { Administrator, CreateAdministratorBody, UpdateAdministratorBody } from './administrator.schemas.js';
-import { hashPassword } from './password.js';
+import { hashPassword, verifyPassword } from './password.js';
+import type { UpdateOwnAccountBody } from './session.schemas.js';
 
 export async function getAdministrator(ctx: AppContext, id: number): Promise<Administrator> {
   return repo.toAdministrator(await requireAdministrator(ctx, id));
@@ -89,4 +90,22 @@ export async function deleteAdministrator(ctx: AppContext, id: number): Promise<
     if (others.length === 0) throw new ConflictError('The last super user cannot be deleted.');
   }
   await repo.deleteAdministrator(ctx.db, id);
+}
+
+/**
+ * The caller's own e-mail and password (`PUT /sessions/me`), checked against their current password; a wrong one
+ * is a 422 at `current_password` (not 401/403, which would read as a failed login or an ended session). A new
+ * password ends their other sessions, as an update by a super user does.
+ */
+export async function updateOwnAccount(
+  ctx: AppContext,
+  id: number,
+  body: UpdateOwnAccountBody,
+  callerSessionId: number,
+): Promise<Administrator> {
+  const row = await requireAdministrator(ctx, id);
+  if (!(await verifyPassword(body.current_password, row.passwordHash))) {
+    throw ValidationError.field('current_password', 'The current password is not right.');
+  }
+  return updateAdministrator(ctx, id, { email: body.email, password: body.password }, callerSessionId);
 }
