@@ -32,6 +32,7 @@ describe('PUT /api/v2/sessions/me', () => {
       super_user: false,
       privileges: { subscribers: false, campaigns: true, statistics: false, settings: false },
       created_at: atom(res.json().created_at),
+      disabled: false,
     });
     assert.equal((await login('self.service', PASSWORD)).statusCode, 401);
     assert.equal((await login('self.service', 'a new secret')).statusCode, 201);
