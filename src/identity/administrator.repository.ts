@@ -21,6 +21,7 @@ export function toAdministrator(row: AdministratorRow): Administrator {
       settings: row.privSettings,
     },
     created_at: toAtom(row.createdAt),
+    disabled: row.disabled,
   };
 }
 

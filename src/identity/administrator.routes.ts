@@ -71,14 +71,14 @@ export const administratorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         operationId: 'updateAdministrator',
-        summary: 'Update an administrator; only the fields (and privilege flags) sent change',
+        summary: 'Update an administrator; only the fields (and privilege flags) sent change; `disabled` is ours',
         params: AdminParams,
         body: UpdateAdministratorBody,
         response: { 200: Administrator, ...errorResponses(400, 403, 404, 409, 422) },
       },
     },
     async (request) =>
-      service.updateAdministrator(app.ctx, request.params.adminId, request.body, callerOf(request).sessionId),
+      service.updateAdministrator(app.ctx, request.params.adminId, request.body, callerOf(request)),
   );
 
   app.delete(

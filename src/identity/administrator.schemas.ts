@@ -33,6 +33,7 @@ export const Administrator = Type.Object(
     super_user: Type.Boolean(),
     privileges: Privileges,
     created_at: Nullable(DateTime),
+    disabled: Type.Boolean({ description: 'Ours (additive): a disabled administrator cannot sign in' }),
   },
 );
 export type Administrator = Static<typeof Administrator>;
@@ -56,6 +57,9 @@ export const UpdateAdministratorBody = Type.Object(
     email: Type.Optional(Nullable(Email)),
     super_user: Type.Optional(Nullable(Type.Boolean())),
     privileges: Type.Optional(Nullable(PrivilegesInput)),
+    disabled: Type.Optional(
+      Nullable(Type.Boolean({ description: 'Ours: true ends their sessions and refuses their sign-in; not for yourself' })),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,11 +1,12 @@
 import { and, eq, ne } from 'drizzle-orm';
 import type { AppContext } from '../context.js';
 import { administrators, sessions } from '../db/schema/index.js';
-import { ConflictError, NotFoundError } from '../shared/errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { toPage } from '../shared/pagination.js';
 import * as repo from './administrator.repository.js';
 import type { Administrator, CreateAdministratorBody, UpdateAdministratorBody } from './administrator.schemas.js';
-import { hashPassword } from './password.js';
+import { hashPassword, verifyPassword } from './password.js';
+import type { UpdateOwnAccountBody } from './session.schemas.js';
 
 export async function getAdministrator(ctx: AppContext, id: number): Promise<Administrator> {
   return repo.toAdministrator(await requireAdministrator(ctx, id));
@@ -48,15 +49,19 @@ export async function createAdministrator(ctx: AppContext, body: CreateAdministr
 /**
  * Changes only what is sent: absent or null fields stay as they are, and only the privilege flags present in
  * `privileges` change (phpList resets the others; DECISIONS.md). A new password ends the administrator's other
- * sessions.
+ * sessions. Disabling (ours) ends all their sessions; nobody disables themself, nor the last enabled super user.
  */
 export async function updateAdministrator(
   ctx: AppContext,
   id: number,
   body: UpdateAdministratorBody,
-  callerSessionId: number,
+  caller: { id: number; sessionId: number },
 ): Promise<Administrator> {
-  await requireAdministrator(ctx, id);
+  const current = await requireAdministrator(ctx, id);
+  if (body.disabled === true && !current.disabled) {
+    if (id === caller.id) throw new ConflictError('You cannot disable yourself.');
+    if (current.superUser) await assertAnotherSuperUser(ctx, id, 'The last super user cannot be disabled.');
+  }
   const loginName = body.login_name?.trim();
   await assertUnique(ctx, loginName, body.email, id);
   const passwordHash = body.password ? await hashPassword(body.password) : undefined;
@@ -66,10 +71,13 @@ export async function updateAdministrator(
       ...(body.email ? { email: body.email } : {}),
       ...(typeof body.super_user === 'boolean' ? { superUser: body.super_user } : {}),
       ...(passwordHash ? { passwordHash, passwordChangedAt: new Date() } : {}),
+      ...(typeof body.disabled === 'boolean' ? { disabled: body.disabled } : {}),
       ...repo.privilegeColumns(body.privileges ?? {}),
     });
-    if (passwordHash) {
-      await tx.delete(sessions).where(and(eq(sessions.administratorId, id), ne(sessions.id, callerSessionId)));
+    // Sessions of a disabled administrator are refused anyway; deleting them keeps re-enabling from reviving them.
+    if (body.disabled === true) await tx.delete(sessions).where(eq(sessions.administratorId, id));
+    else if (passwordHash) {
+      await tx.delete(sessions).where(and(eq(sessions.administratorId, id), ne(sessions.id, caller.sessionId)));
     }
     return updated;
   });
@@ -80,13 +88,34 @@ export async function updateAdministrator(
 /** Deletes an administrator; their sessions go with them, lists they own become owner-less. */
 export async function deleteAdministrator(ctx: AppContext, id: number): Promise<void> {
   const row = await requireAdministrator(ctx, id);
-  if (row.superUser && !row.disabled) {
-    const others = await ctx.db
-      .select({ id: administrators.id })
-      .from(administrators)
-      .where(and(eq(administrators.superUser, true), eq(administrators.disabled, false), ne(administrators.id, id)))
-      .limit(1);
-    if (others.length === 0) throw new ConflictError('The last super user cannot be deleted.');
-  }
+  if (row.superUser && !row.disabled) await assertAnotherSuperUser(ctx, id, 'The last super user cannot be deleted.');
   await repo.deleteAdministrator(ctx.db, id);
+}
+
+/** Someone must still be able to manage administrators after `id` is deleted or disabled. */
+async function assertAnotherSuperUser(ctx: AppContext, id: number, message: string): Promise<void> {
+  const others = await ctx.db
+    .select({ id: administrators.id })
+    .from(administrators)
+    .where(and(eq(administrators.superUser, true), eq(administrators.disabled, false), ne(administrators.id, id)))
+    .limit(1);
+  if (others.length === 0) throw new ConflictError(message);
+}
+
+/**
+ * The caller's own e-mail and password (`PUT /sessions/me`), checked against their current password; a wrong one
+ * is a 422 at `current_password` (not 401/403, which would read as a failed login or an ended session). A new
+ * password ends their other sessions, as an update by a super user does.
+ */
+export async function updateOwnAccount(
+  ctx: AppContext,
+  id: number,
+  body: UpdateOwnAccountBody,
+  callerSessionId: number,
+): Promise<Administrator> {
+  const row = await requireAdministrator(ctx, id);
+  if (!(await verifyPassword(body.current_password, row.passwordHash))) {
+    throw ValidationError.field('current_password', 'The current password is not right.');
+  }
+  return updateAdministrator(ctx, id, { email: body.email, password: body.password }, { id, sessionId: callerSessionId });
 }

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { callerOf } from '../plugins/auth.js';
 import { errorResponses } from '../shared/schemas.js';
 import { Administrator } from './administrator.schemas.js';
-import { getAdministrator } from './administrator.service.js';
-import { LoginBody, SessionParams, SessionToken } from './session.schemas.js';
+import { getAdministrator, updateOwnAccount } from './administrator.service.js';
+import { LoginBody, SessionParams, SessionToken, UpdateOwnAccountBody } from './session.schemas.js';
 import * as service from './session.service.js';
 
 const tags = ['sessions'];
@@ -57,5 +57,23 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => getAdministrator(app.ctx, callerOf(request).id),
+  );
+
+  app.put(
+    '/sessions/me',
+    {
+      onRequest: app.requireAuth(),
+      schema: {
+        tags,
+        operationId: 'updateSessionAdministrator',
+        summary: 'Change your own e-mail and password (any administrator; the current password is required)',
+        body: UpdateOwnAccountBody,
+        response: { 200: Administrator, ...errorResponses(400, 403, 409, 422) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      return updateOwnAccount(app.ctx, caller.id, request.body, caller.sessionId);
+    },
   );
 };

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Id, IdParam, NonBlank } from '../shared/schemas.js';
+import { DateTime, Email, Id, IdParam, NonBlank } from '../shared/schemas.js';
 
 export const LoginBody = Type.Object(
   {
@@ -18,3 +18,18 @@ export const SessionToken = Type.Object({
 });
 
 export const SessionParams = Type.Object({ sessionId: IdParam });
+
+/**
+ * Ours: an administrator changes their own e-mail and password without the `settings` privilege. The current
+ * password is always required, since a changed e-mail address is enough to take the account over by password
+ * reset. No other keys: privileges, login name and super user status cannot be changed this way.
+ */
+export const UpdateOwnAccountBody = Type.Object(
+  {
+    current_password: NonBlank({ maxLength: 255, description: 'The password the administrator has now' }),
+    email: Type.Optional(Email),
+    password: Type.Optional(NonBlank({ minLength: 6, maxLength: 255, description: 'The new password' })),
+  },
+  { additionalProperties: false },
+);
+export type UpdateOwnAccountBody = Static<typeof UpdateOwnAccountBody>;

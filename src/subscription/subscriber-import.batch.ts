@@ -13,6 +13,8 @@ export interface BatchOptions {
   listId: number | null;
   updateExisting: boolean;
   sendConfirmation: boolean;
+  /** Without a `confirmed` column rows count as `confirmed=1` (never an `invalid_` address, which must not be reached). */
+  markConfirmed: boolean;
   adminId: number;
   login: string;
   origin: HistoryOrigin;
@@ -50,12 +52,18 @@ function newColumns(rows: ImportRow[]): repo.NewSubscribers {
   };
 }
 
+function markConfirmed(row: ImportRow): ImportRow {
+  if (row.flags.confirmed !== undefined || row.invalidEmail) return row;
+  return { ...row, flags: { ...row.flags, confirmed: true } };
+}
+
 /**
  * Writes one batch. Without foreign keys the new rows are inserted first (ON CONFLICT DO NOTHING) and only the
  * rows that were not new are looked up: a fresh import costs no lookup at all. With foreign keys every row is
  * looked up first, since a row matching by key must not be inserted.
  */
-export async function writeBatch(tx: Executor, rows: ImportRow[], options: BatchOptions, tally: BatchTally): Promise<void> {
+export async function writeBatch(tx: Executor, given: ImportRow[], options: BatchOptions, tally: BatchTally): Promise<void> {
+  const rows = options.markConfirmed ? given.map(markConfirmed) : given;
   const foreignKeys = rows.flatMap((r) => (r.foreignKey === undefined ? [] : [r.foreignKey]));
   const barred = await repo.blacklistedEmails(tx, rows.map((r) => r.email));
 

@@ -43,7 +43,7 @@ export const subscriberImportRoutes: FastifyPluginAsyncTypebox = async (app) => 
         operationId: 'importSubscribers',
         summary: 'Import subscribers from a CSV file (multipart field `file`), streamed and written in bulk',
         description:
-          'Form fields (or query parameters) `list_id`, `update_existing`, `skip_invalid_emails`, `send_confirmation`, before or ' +
+          'Form fields (or query parameters) `list_id`, `update_existing`, `skip_invalid_emails`, `send_confirmation`, `mark_confirmed`, before or ' +
           'after the file (see docs/api.md). The header names the columns, case-insensitively: `email` (required), `confirmed`, `blacklisted`, ' +
           '`html_email`, `disabled`, `extra_data`, `foreignkey`, and attribute definitions by name. `,` or `;`.',
         consumes: ['multipart/form-data'],

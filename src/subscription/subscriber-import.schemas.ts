@@ -12,6 +12,11 @@ export const ImportQuery = Type.Object({
   send_confirmation: Type.Optional(
     Type.String({ description: 'Default true: new unconfirmed list members get the confirmation mail; false: no mail' }),
   ),
+  mark_confirmed: Type.Optional(
+    Type.String({
+      description: 'Ours. `1`, `true`, `on` or `yes`: a file without a `confirmed` column is imported confirmed (no mail); default false',
+    }),
+  ),
 });
 export type ImportQuery = Static<typeof ImportQuery>;
 

@@ -24,7 +24,7 @@ export const IMPORT_BATCH_SIZE = 1000;
 /** Error lines kept in the answer; beyond this they are counted in one closing line (memory stays bounded). */
 export const MAX_ERROR_LINES = 10_000;
 
-const OPTION_FIELDS = ['list_id', 'update_existing', 'skip_invalid_emails', 'send_confirmation'] as const;
+const OPTION_FIELDS = ['list_id', 'update_existing', 'skip_invalid_emails', 'send_confirmation', 'mark_confirmed'] as const;
 type OptionField = (typeof OPTION_FIELDS)[number];
 const CSV_TYPES = new Set(['text/csv', 'application/csv', 'text/x-csv', 'application/vnd.ms-excel', 'text/comma-separated-values']);
 
@@ -34,6 +34,8 @@ interface ImportOptions {
   skipInvalidEmails: boolean;
   /** Ours (default true): false subscribes without the double opt-in mail, for consent recorded elsewhere. */
   sendConfirmation: boolean;
+  /** Ours (default false): a file without a `confirmed` column is imported confirmed (the console's choice). */
+  markConfirmed: boolean;
 }
 
 function readOptions(raw: Partial<Record<OptionField, string>>): ImportOptions {
@@ -47,6 +49,7 @@ function readOptions(raw: Partial<Record<OptionField, string>>): ImportOptions {
     updateExisting: word(raw.update_existing),
     skipInvalidEmails: raw.skip_invalid_emails === undefined ? true : word(raw.skip_invalid_emails),
     sendConfirmation: raw.send_confirmation === undefined ? true : word(raw.send_confirmation),
+    markConfirmed: word(raw.mark_confirmed),
   };
 }
 

@@ -65,6 +65,15 @@ export async function recentCampaigns(db: Executor, limit: number): Promise<Camp
   );
 }
 
+/** How many campaigns there are in each status, counted in SQL (statuses without campaigns are absent). */
+export async function campaignsByStatus(db: Executor): Promise<Record<string, number>> {
+  const rows = await queryRows<{ status: string; n: number }>(
+    db,
+    sql`select status, count(*)::int as n from campaigns group by status order by status`,
+  );
+  return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+}
+
 export interface DomainRow {
   domain: string;
   subscribers: number;

@@ -87,8 +87,15 @@ export const Dashboard = Type.Object({
       date: Nullable(Type.String({ description: '`YYYY-MM-DD`' })),
       open_rate: Type.String({ description: 'e.g. `42.50%`' }),
       click_rate: Type.String({ description: 'e.g. `8.10%`' }),
+      id: Type.Integer({ description: 'Ours (additive): the campaign id' }),
+      sent: Count,
+      unique_opens: Count,
+      unique_clicks: Count,
     }),
   ),
   campaign_performance: Type.Array(Type.Object({ date: Type.String({ description: '`YYYY-MM-DD`' }), opens: Count, clicks: Count })),
+  campaigns_by_status: Type.Record(Type.String(), Type.Integer(), {
+    description: 'Ours (additive): the number of campaigns in each status; statuses without campaigns are absent',
+  }),
 });
 export type Dashboard = Static<typeof Dashboard>;

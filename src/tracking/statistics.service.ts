@@ -86,10 +86,11 @@ const PERFORMANCE_DAYS = 30;
  * campaigns are those queued or being sent; their past number is not kept, so their change is 0. docs/api.md.
  */
 export async function dashboard(ctx: AppContext): Promise<Dashboard> {
-  const [f, recent, performance] = await Promise.all([
+  const [f, recent, performance, byStatus] = await Promise.all([
     repo.dashboardFigures(ctx.db),
     repo.recentCampaigns(ctx.db, RECENT_CAMPAIGNS),
     repo.dailyActivity(ctx.db, PERFORMANCE_DAYS),
+    repo.campaignsByStatus(ctx.db),
   ]);
   const before = f.subscribers - f.subscribers_new;
   const openRate = percent(f.opened_now, f.sent_now);
@@ -112,7 +113,12 @@ export async function dashboard(ctx: AppContext): Promise<Dashboard> {
       date: c.day_sent,
       open_rate: rateText(c.unique_opens, c.sent),
       click_rate: rateText(c.unique_clicks, c.sent),
+      id: c.id,
+      sent: c.sent,
+      unique_opens: c.unique_opens,
+      unique_clicks: c.unique_clicks,
     })),
     campaign_performance: performance,
+    campaigns_by_status: byStatus,
   };
 }

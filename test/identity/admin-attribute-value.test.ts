@@ -46,6 +46,7 @@ function expectedAdmin(admin: AdminRow) {
       settings: admin.privSettings,
     },
     created_at: atom(admin.createdAt.toISOString().replace(/\.\d{3}Z$/, '+00:00')),
+    disabled: false,
   };
 }
 

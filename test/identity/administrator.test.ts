@@ -38,6 +38,7 @@ describe('GET /api/v2/administrators', () => {
           super_user: true,
           privileges: NONE,
           created_at: atom(res.json().items[0].created_at),
+          disabled: false,
         },
       ],
       pagination: { total, limit: 1, has_more: true, next_cursor: a.id },
@@ -90,6 +91,7 @@ describe('POST /api/v2/administrators', () => {
       super_user: false,
       privileges: { subscribers: true, campaigns: false, statistics: false, settings: false },
       created_at: atom(body.created_at),
+      disabled: false,
     });
     const read = await t.inject({ method: 'GET', url: `/api/v2/administrators/${body.id}`, headers: su.headers });
     assert.deepEqual(read.json(), body);
@@ -203,6 +205,7 @@ describe('GET /api/v2/administrators/{adminId}', () => {
       super_user: true,
       privileges: NONE,
       created_at: atom(res.json().created_at),
+      disabled: false,
     });
     const missing = await t.inject({ method: 'GET', url: '/api/v2/administrators/999999', headers: su.headers });
     assert.equal(missing.statusCode, 404);
@@ -235,6 +238,7 @@ describe('PUT /api/v2/administrators/{adminId}', () => {
       super_user: false,
       privileges: { subscribers: true, campaigns: false, statistics: true, settings: false },
       created_at: atom(res.json().created_at),
+      disabled: false,
     });
     const nothing = await t.inject({ method: 'PUT', url: `/api/v2/administrators/${target.id}`, headers: su.headers, payload: {} });
     assert.equal(nothing.statusCode, 200);
@@ -431,3 +435,66 @@ function routes(id: number): ['GET' | 'POST' | 'PUT' | 'DELETE', string][] {
     ['DELETE', `/api/v2/administrators/${id}`],
   ];
 }
+
+describe('PUT /api/v2/administrators/{adminId} with disabled (ours)', () => {
+  const put = (id: number, payload: object, headers = su.headers) =>
+    t.inject({ method: 'PUT', url: `/api/v2/administrators/${id}`, headers, payload });
+
+  test('disabling ends their sessions and refuses their login; enabling lets them sign in again', async () => {
+    const target = await createAdmin(t.db, { loginName: 'to.disable', superUser: false });
+    const session = await createSessionKey(t.db, target.id);
+    assert.equal((await t.inject({ method: 'GET', url: '/api/v2/sessions/me', headers: session.headers })).statusCode, 200);
+
+    const off = await put(target.id, { disabled: true });
+    assert.equal(off.statusCode, 200);
+    assert.equal(off.json().disabled, true);
+    const me = await t.inject({ method: 'GET', url: '/api/v2/sessions/me', headers: session.headers });
+    assert.equal(me.statusCode, 403);
+    assert.deepEqual(me.json(), NO_SESSION);
+    const refused = await login('to.disable', 'correct horse battery');
+    assert.equal(refused.statusCode, 401);
+    assert.deepEqual(refused.json(), { message: 'Not authorized' });
+    const listed = await t.inject({ method: 'GET', url: `/api/v2/administrators/${target.id}`, headers: su.headers });
+    assert.equal(listed.json().disabled, true);
+
+    const on = await put(target.id, { disabled: false });
+    assert.equal(on.json().disabled, false);
+    // The session ended by disabling stays ended.
+    assert.equal((await t.inject({ method: 'GET', url: '/api/v2/sessions/me', headers: session.headers })).statusCode, 403);
+    assert.equal((await login('to.disable', 'correct horse battery')).statusCode, 201);
+  });
+
+  test('nobody disables themself: 409, and nothing changes', async () => {
+    const self = await t.adminWithSession({ loginName: 'self.disabler' });
+    const res = await put(self.admin.id, { disabled: true, email: 'self.disabler.new@example.com' }, self.headers);
+    assert.equal(res.statusCode, 409);
+    assert.deepEqual(res.json(), { message: 'You cannot disable yourself.' });
+    const me = await t.inject({ method: 'GET', url: '/api/v2/sessions/me', headers: self.headers });
+    assert.equal(me.statusCode, 200);
+    assert.equal(me.json().email, self.admin.email);
+    assert.equal(me.json().disabled, false);
+  });
+
+  test('a non-boolean disabled is a 422 at disabled', async () => {
+    const target = await createAdmin(t.db, { superUser: false });
+    const res = await put(target.id, { disabled: 'yes' });
+    assert.equal(res.statusCode, 422);
+    assert.ok(res.json().errors.disabled, JSON.stringify(res.json()));
+  });
+
+  test('the last enabled super user cannot be disabled (by an administrator with the settings privilege): 409', async () => {
+    const manager = await t.adminWithSession({ superUser: false, privileges: { settings: true } });
+    const others = await t.db.select().from(administrators).where(ne(administrators.id, su.admin.id));
+    await t.db.update(administrators).set({ disabled: true }).where(ne(administrators.id, su.admin.id));
+    await t.db.update(administrators).set({ disabled: false }).where(eq(administrators.id, manager.admin.id));
+    try {
+      const res = await put(su.admin.id, { disabled: true }, manager.headers);
+      assert.equal(res.statusCode, 409);
+      assert.deepEqual(res.json(), { message: 'The last super user cannot be disabled.' });
+    } finally {
+      for (const o of others) await t.db.update(administrators).set({ disabled: o.disabled }).where(eq(administrators.id, o.id));
+    }
+    const still = await t.inject({ method: 'GET', url: '/api/v2/sessions/me', headers: su.headers });
+    assert.equal(still.json().disabled, false);
+  });
+});

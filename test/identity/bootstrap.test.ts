@@ -47,6 +47,7 @@ describe('without ADMIN_LOGIN', () => {
       super_user: true,
       privileges: ALL,
       created_at: atom(me.json().created_at),
+      disabled: false,
     });
   });
 
@@ -86,6 +87,7 @@ describe('with ADMIN_LOGIN and ADMIN_PASSWORD', () => {
       super_user: true,
       privileges: ALL,
       created_at: atom(boss.created_at),
+      disabled: false,
     });
   });
 

@@ -222,6 +222,7 @@ describe('GET /api/v2/sessions/me', () => {
       super_user: true,
       privileges: { subscribers: true, campaigns: false, statistics: true, settings: false },
       created_at: body.created_at,
+      disabled: false,
     });
     assert.match(body.created_at, ATOM);
   });

@@ -197,11 +197,33 @@ describe('GET /api/v2/analytics/dashboard', () => {
         bounce_rate: { value: 25, change_vs_last_month: 25 },
       },
       recent_campaigns: [
-        { name: 'Queued', status: 'submitted', date: null, open_rate: '0.00%', click_rate: '0.00%' },
-        { name: 'Spring news', status: 'sent', date: c1.sentAt!.toISOString().slice(0, 10), open_rate: '75.00%', click_rate: '25.00%' },
-        { name: 'Autumn news', status: 'sent', date: c3.sentAt!.toISOString().slice(0, 10), open_rate: '50.00%', click_rate: '0.00%' },
+        { name: 'Queued', status: 'submitted', date: null, open_rate: '0.00%', click_rate: '0.00%', id: c4.id, sent: 0, unique_opens: 0, unique_clicks: 0 },
+        {
+          name: 'Spring news',
+          status: 'sent',
+          date: c1.sentAt!.toISOString().slice(0, 10),
+          open_rate: '75.00%',
+          click_rate: '25.00%',
+          id: c1.id,
+          sent: 4,
+          unique_opens: 3,
+          unique_clicks: 1,
+        },
+        {
+          name: 'Autumn news',
+          status: 'sent',
+          date: c3.sentAt!.toISOString().slice(0, 10),
+          open_rate: '50.00%',
+          click_rate: '0.00%',
+          id: c3.id,
+          sent: 2,
+          unique_opens: 1,
+          unique_clicks: 0,
+        },
       ],
       campaign_performance: days.map((date, i) => (i === 29 ? { date, opens: 5, clicks: 1 } : { date, opens: 0, clicks: 0 })),
+      // Ours: counted in SQL over every campaign, drafts included.
+      campaigns_by_status: { draft: 1, sent: 2, submitted: 1 },
     });
   });
 });

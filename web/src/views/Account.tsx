@@ -3,15 +3,15 @@ import { api, unwrap } from '../api/client';
 import { useAuth } from '../auth';
 import { Notice, PageHeader, useAction } from '../ui/kit';
 
-/** The signed-in administrator's own e-mail and password. */
+/** The signed-in administrator's own e-mail and password (`PUT /sessions/me`: no privilege needed). */
 export default function Account() {
   const { admin, refresh } = useAuth();
   return (
     <>
       <PageHeader title="Your account" />
       <div className="two-columns">
-        <EmailForm id={admin.id} current={admin.email} onSaved={refresh} />
-        <PasswordForm id={admin.id} />
+        <EmailForm current={admin.email} onSaved={refresh} />
+        <PasswordForm />
       </div>
       <section className="card">
         <h2>Privileges</h2>
@@ -30,17 +30,19 @@ export default function Account() {
   );
 }
 
-function EmailForm({ id, current, onSaved }: { id: number; current: string; onSaved: () => Promise<void> }) {
+function EmailForm({ current, onSaved }: { current: string; onSaved: () => Promise<void> }) {
   const [email, setEmail] = useState(current);
+  const [currentPassword, setCurrentPassword] = useState('');
   const [done, setDone] = useState(false);
   const action = useAction();
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setDone(false);
     const ok = await action.run(async () => {
-      await unwrap(api.PUT('/api/v2/administrators/{adminId}', { params: { path: { adminId: id } }, body: { email } }));
+      await unwrap(api.PUT('/api/v2/sessions/me', { body: { current_password: currentPassword, email } }));
       await onSaved();
     });
+    if (ok) setCurrentPassword('');
     setDone(ok);
   };
   return (
@@ -52,6 +54,7 @@ function EmailForm({ id, current, onSaved }: { id: number; current: string; onSa
         Your e-mail
         <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
       </label>
+      <CurrentPassword value={currentPassword} onChange={setCurrentPassword} />
       <div>
         <button type="submit" className="button primary" disabled={action.busy}>
           Save e-mail
@@ -61,7 +64,8 @@ function EmailForm({ id, current, onSaved }: { id: number; current: string; onSa
   );
 }
 
-function PasswordForm({ id }: { id: number }) {
+function PasswordForm() {
+  const [currentPassword, setCurrentPassword] = useState('');
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
   const [done, setDone] = useState(false);
@@ -71,9 +75,10 @@ function PasswordForm({ id }: { id: number }) {
     setDone(false);
     const ok = await action.run(async () => {
       if (password !== repeat) throw new Error('The two passwords differ.');
-      await unwrap(api.PUT('/api/v2/administrators/{adminId}', { params: { path: { adminId: id } }, body: { password } }));
+      await unwrap(api.PUT('/api/v2/sessions/me', { body: { current_password: currentPassword, password } }));
     });
     if (ok) {
+      setCurrentPassword('');
       setPassword('');
       setRepeat('');
     }
@@ -84,6 +89,7 @@ function PasswordForm({ id }: { id: number }) {
       <h2>Password</h2>
       {action.error && <Notice kind="error">{action.error}</Notice>}
       {done && <Notice kind="success">Your password is changed. Your other sessions have ended.</Notice>}
+      <CurrentPassword value={currentPassword} onChange={setCurrentPassword} />
       <label>
         New password
         <input type="password" autoComplete="new-password" required minLength={6} value={password} onChange={(e) => setPassword(e.target.value)} />
@@ -98,5 +104,15 @@ function PasswordForm({ id }: { id: number }) {
         </button>
       </div>
     </form>
+  );
+}
+
+/** Both forms ask for the password the administrator has now: the API requires it for any change. */
+function CurrentPassword({ value, onChange }: { value: string; onChange: (value: string) => void }) {
+  return (
+    <label>
+      Current password
+      <input type="password" autoComplete="current-password" required value={value} onChange={(e) => onChange(e.target.value)} />
+    </label>
   );
 }

@@ -12,7 +12,7 @@ const AREAS: { key: Privilege; label: string }[] = [
   { key: 'settings', label: 'Settings (attributes, administrators)' },
 ];
 
-/** Administrators (super users only): create, privileges per area, new password, delete. */
+/** Administrators (super users only): create, privileges per area, new password, disable, delete. */
 export default function Administrators() {
   const { admin: me } = useAuth();
   const [editing, setEditing] = useState<Administrator | 'new' | null>(null);
@@ -53,7 +53,8 @@ export default function Administrators() {
               {admins.data.items.map((a) => (
                 <tr key={a.id}>
                   <td>
-                    {a.login_name} {a.id === me.id && <span className="badge">you</span>}
+                    {a.login_name} {a.id === me.id && <span className="badge">you</span>}{' '}
+                    {a.disabled && <span className="badge bad">disabled</span>}
                   </td>
                   <td className="hide-narrow">{a.email}</td>
                   <td>
@@ -114,6 +115,8 @@ function EditAdministrator({ admin, onClose, onSaved }: { admin: Administrator |
   const [email, setEmail] = useState(admin?.email ?? '');
   const [password, setPassword] = useState('');
   const [superUser, setSuperUser] = useState(admin?.super_user ?? false);
+  const [disabled, setDisabled] = useState(admin?.disabled ?? false);
+  const { admin: me } = useAuth();
   const [privileges, setPrivileges] = useState<Record<Privilege, boolean>>(
     admin?.privileges ?? { subscribers: false, campaigns: false, statistics: false, settings: false },
   );
@@ -125,7 +128,7 @@ function EditAdministrator({ admin, onClose, onSaved }: { admin: Administrator |
         await unwrap(
           api.PUT('/api/v2/administrators/{adminId}', {
             params: { path: { adminId: admin.id } },
-            body: { login_name: login, email, super_user: superUser, privileges, ...(password ? { password } : {}) },
+            body: { login_name: login, email, super_user: superUser, privileges, disabled, ...(password ? { password } : {}) },
           }),
         );
       } else {
@@ -133,7 +136,8 @@ function EditAdministrator({ admin, onClose, onSaved }: { admin: Administrator |
       }
     });
     if (ok) {
-      onSaved(admin ? `${login} saved${password ? ' with a new password (their sessions have ended)' : ''}.` : `${login} created.`);
+      const ended = disabled && !admin?.disabled ? ' and disabled (their sessions have ended)' : password ? ' with a new password (their sessions have ended)' : '';
+      onSaved(admin ? `${login} saved${ended}.` : `${login} created.`);
       onClose();
     }
   };
@@ -165,6 +169,12 @@ function EditAdministrator({ admin, onClose, onSaved }: { admin: Administrator |
             </label>
           ))}
         </fieldset>
+        {admin && admin.id !== me.id && (
+          <label className="inline">
+            <input type="checkbox" checked={disabled} onChange={(e) => setDisabled(e.target.checked)} /> Disabled (cannot sign in; their
+            sessions end)
+          </label>
+        )}
         <div className="dialog-actions">
           <button type="button" className="button" onClick={onClose}>
             Cancel

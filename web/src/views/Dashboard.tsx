@@ -50,6 +50,20 @@ export default function Dashboard() {
         <Stat label="Bounce rate (30 days)" value={`${s.bounce_rate.value}%`} note={change(s.bounce_rate.change_vs_last_month, ' pts')} />
       </div>
       <section className="card">
+        <h2>Campaigns by status</h2>
+        {Object.keys(dashboard.campaigns_by_status).length === 0 ? (
+          <p className="muted">No campaigns yet.</p>
+        ) : (
+          <ul className="grid" aria-label="Campaigns by status">
+            {Object.entries(dashboard.campaigns_by_status).map(([status, n]) => (
+              <li key={status} className="stat">
+                <span className="badge">{status}</span> {n.toLocaleString('en')}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section className="card">
         <h2>Subscribers over time</h2>
         {series && series.days.length > 0 ? (
           <Suspense fallback={<Loading label="Drawing…" />}>
@@ -64,13 +78,17 @@ export default function Dashboard() {
         {dashboard.recent_campaigns.length === 0 ? (
           <p className="muted">No campaign has been sent yet.</p>
         ) : (
-          <div className="table-wrap">
+          // Focusable, so keyboard users can scroll it where the figures overflow a phone's width.
+          <div className="table-wrap" tabIndex={0} role="region" aria-label="Latest campaigns">
             <table>
               <thead>
                 <tr>
                   <th scope="col">Campaign</th>
                   <th scope="col">Status</th>
                   <th scope="col" className="hide-narrow">
+                    Date
+                  </th>
+                  <th scope="col" className="num">
                     Sent
                   </th>
                   <th scope="col" className="num">
@@ -82,15 +100,20 @@ export default function Dashboard() {
                 </tr>
               </thead>
               <tbody>
-                {dashboard.recent_campaigns.map((c, i) => (
-                  <tr key={i}>
+                {dashboard.recent_campaigns.map((c) => (
+                  <tr key={c.id}>
                     <td>{c.name}</td>
                     <td>
                       <span className="badge">{c.status ?? '—'}</span>
                     </td>
                     <td className="hide-narrow">{c.date ?? '—'}</td>
-                    <td className="num">{c.open_rate}</td>
-                    <td className="num">{c.click_rate}</td>
+                    <td className="num">{c.sent.toLocaleString('en')}</td>
+                    <td className="num">
+                      {c.unique_opens.toLocaleString('en')} ({c.open_rate})
+                    </td>
+                    <td className="num">
+                      {c.unique_clicks.toLocaleString('en')} ({c.click_rate})
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -18,6 +18,7 @@ export default function Import() {
   const [listId, setListId] = useState('');
   const [updateExisting, setUpdateExisting] = useState(false);
   const [sendConfirmation, setSendConfirmation] = useState(true);
+  const [markConfirmed, setMarkConfirmed] = useState(false);
   const [phase, setPhase] = useState<Phase>({ step: 'idle' });
   const [error, setError] = useState<string | null>(null);
 
@@ -45,7 +46,7 @@ export default function Import() {
     setError(null);
     setPhase({ step: 'uploading', sent: 0, total: file.size });
     try {
-      const result = await upload(file, { listId, updateExisting, sendConfirmation }, (sent, total) =>
+      const result = await upload(file, { listId, updateExisting, sendConfirmation, markConfirmed }, (sent, total) =>
         setPhase(sent < total ? { step: 'uploading', sent, total } : { step: 'writing' }),
       );
       setPhase({ step: 'done', result });
@@ -105,7 +106,11 @@ export default function Import() {
             </select>
           </label>
         </div>
-        <fieldset disabled={busy}>
+        <label className="inline">
+          <input type="checkbox" checked={markConfirmed} disabled={busy} onChange={(e) => setMarkConfirmed(e.target.checked)} /> Mark
+          everyone imported as confirmed (when the file has no “confirmed” column)
+        </label>
+        <fieldset disabled={busy || markConfirmed}>
           <legend>People who are not confirmed (no “confirmed” column saying 1)</legend>
           <label className="inline">
             <input type="radio" name="confirmation" checked={sendConfirmation} onChange={() => setSendConfirmation(true)} /> are sent a
@@ -188,12 +193,13 @@ function Summary({ result }: { result: ImportResult }) {
  */
 function upload(
   file: File,
-  options: { listId: string; updateExisting: boolean; sendConfirmation: boolean },
+  options: { listId: string; updateExisting: boolean; sendConfirmation: boolean; markConfirmed: boolean },
   progress: (sent: number, total: number) => void,
 ): Promise<ImportResult> {
   const query = new URLSearchParams({
     update_existing: String(options.updateExisting),
     send_confirmation: String(options.sendConfirmation),
+    mark_confirmed: String(options.markConfirmed),
   });
   if (options.listId) query.set('list_id', options.listId);
   const body = new FormData();
