@@ -164,3 +164,9 @@ export function useAction(): { busy: boolean; error: string | null; run: (action
     },
   };
 }
+
+/** A subscriber's standing, as every table and page shows it: blacklisted outranks confirmed. */
+export function SubscriberStatus({ confirmed, blacklisted }: { confirmed: boolean; blacklisted: boolean }) {
+  if (blacklisted) return <span className="badge bad">Blacklisted</span>;
+  return confirmed ? <span className="badge good">Confirmed</span> : <span className="badge">Unconfirmed</span>;
+}

@@ -3,7 +3,7 @@ import { api, fetchBlob, unwrap } from '../api/client';
 import type { List } from '../api/types';
 import { useApi } from '../api/useApi';
 import { Link, navigate, useLocation, withQuery } from '../router';
-import { ConfirmDialog, Dialog, Empty, ErrorState, Loading, Notice, PageHeader, Pager, formatDate, useAction } from '../ui/kit';
+import { ConfirmDialog, Dialog, Empty, ErrorState, Loading, Notice, PageHeader, Pager, SubscriberStatus, formatDate, useAction } from '../ui/kit';
 
 const PAGE = 50;
 
@@ -114,13 +114,7 @@ export default function ListPage({ id }: { id: number }) {
                       <Link to={`subscribers/${m.id}`}>{m.email}</Link>
                     </td>
                     <td>
-                      {m.blacklisted ? (
-                        <span className="badge bad">Blacklisted</span>
-                      ) : m.confirmed ? (
-                        <span className="badge good">Confirmed</span>
-                      ) : (
-                        <span className="badge">Unconfirmed</span>
-                      )}
+                      <SubscriberStatus confirmed={m.confirmed} blacklisted={m.blacklisted} />
                     </td>
                     <td className="hide-narrow">{formatDate(m.created_at)}</td>
                     <td className="num">

@@ -6,7 +6,7 @@ import { can, useAuth } from '../auth';
 import { Link, navigate } from '../router';
 import { AttributeField } from '../ui/AttributeField';
 import SubscriberBounces from './SubscriberBounces';
-import { ConfirmDialog, ErrorState, Loading, Notice, PageHeader, formatDate, useAction } from '../ui/kit';
+import { ConfirmDialog, ErrorState, Loading, Notice, PageHeader, SubscriberStatus, formatDate, useAction } from '../ui/kit';
 
 /** One subscriber: flags and actions, attribute values with a control per type, lists joined and left, history. */
 export default function SubscriberPage({ id }: { id: number }) {
@@ -168,7 +168,7 @@ function Details({ subscriber: s, onSaved }: { subscriber: Subscriber; onSaved: 
       </div>
       <dl className="facts">
         <dt>Status</dt>
-        <dd>{s.blacklisted ? <span className="badge bad">Blacklisted</span> : s.confirmed ? <span className="badge good">Confirmed</span> : <span className="badge">Unconfirmed</span>}</dd>
+        <dd><SubscriberStatus confirmed={s.confirmed} blacklisted={s.blacklisted} /></dd>
         <dt>Bounces</dt>
         <dd data-testid="bounce-count">{s.bounce_count}</dd>
         <dt>Created</dt>

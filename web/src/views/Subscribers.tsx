@@ -2,7 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { api, unwrap } from '../api/client';
 import { useApi } from '../api/useApi';
 import { Link, navigate, useLocation, withQuery } from '../router';
-import { Dialog, Empty, ErrorState, Loading, Notice, PageHeader, Pager, formatDate, useAction } from '../ui/kit';
+import { Dialog, Empty, ErrorState, Loading, Notice, PageHeader, Pager, SubscriberStatus, formatDate, useAction } from '../ui/kit';
 
 const PAGE = 50;
 type Flag = 'true' | 'false' | undefined;
@@ -123,13 +123,7 @@ export default function Subscribers() {
                       <Link to={`subscribers/${s.id}`}>{s.email}</Link>
                     </td>
                     <td>
-                      {s.blacklisted ? (
-                        <span className="badge bad">Blacklisted</span>
-                      ) : s.confirmed ? (
-                        <span className="badge good">Confirmed</span>
-                      ) : (
-                        <span className="badge">Unconfirmed</span>
-                      )}
+                      <SubscriberStatus confirmed={s.confirmed} blacklisted={s.blacklisted} />
                     </td>
                     <td className="hide-narrow muted">{s.subscribed_lists.map((l) => l.name).join(', ') || '—'}</td>
                     <td className="hide-narrow">{formatDate(s.created_at)}</td>
