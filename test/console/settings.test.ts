@@ -86,7 +86,8 @@ describe('console: attributes and administrators', { skip }, () => {
     await dialog.getByLabel(/New password/).fill('second password');
     await dialog.getByRole('button', { name: 'Save' }).click();
     await page.getByText('helper saved with a new password (their sessions have ended).').waitFor();
-    assert.match((await row.textContent()) ?? '', /subscribers, statistics/);
+    // The notice shows before the reloaded table does: wait for the row to show the new privileges.
+    await row.filter({ hasText: 'subscribers, statistics' }).waitFor();
     const login = await h.app.inject({ method: 'POST', url: '/api/v2/sessions', payload: { login_name: 'helper', password: 'second password' } });
     assert.equal(login.statusCode, 201);
 
