@@ -37,6 +37,7 @@ import { listRoutes } from './subscription/list.routes.js';
 import { Message, ValidationFailure } from './shared/schemas.js';
 import { validatorCompiler } from './shared/validation.js';
 import { systemRoutes } from './system.routes.js';
+import { segmentRoutes } from './segments/segment.routes.js';
 import { attachmentDownloadRoutes } from './messaging/attachment-download.routes.js';
 import { attachmentRoutes } from './messaging/attachment.routes.js';
 import { bounceRuleRoutes } from './messaging/bounce-rule.routes.js';
@@ -166,6 +167,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(attributeValueRoutes);
       await api.register(subscribePageRoutes);
       await api.register(subscribePagePublicRoutes);
+      await api.register(segmentRoutes);
 
       // messaging area
       await api.register(campaignRoutes);

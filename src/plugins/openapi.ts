@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { SEGMENT_COMPONENTS } from '../segments/segment.schemas.js';
 
 /**
  * OpenAPI 3.1 built from the route schemas, served at /api/v2/openapi.json, and an interactive reference at /docs
@@ -21,6 +22,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       // Paths carry their full prefix, so the one server is wherever the document was fetched from.
       servers: [{ url: '/', description: 'This Mailroom service' }],
       components: {
+        // Shapes routes cannot declare themselves (recursive): the segment definition's JSON Schema.
+        schemas: SEGMENT_COMPONENTS as Record<string, object>,
         securitySchemes: {
           phpAuthPw: { type: 'apiKey', in: 'header', name: 'php-auth-pw' },
           basic: { type: 'http', scheme: 'basic' },

@@ -5,3 +5,4 @@ export * from './messaging.js';
 export * from './sending.js';
 export * from './tracking.js';
 export * from './system.js';
+export * from './segments.js';

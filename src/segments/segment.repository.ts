@@ -1,0 +1,81 @@
+import { asc, eq, gt, sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Executor } from '../db/client.js';
+import { attributeDefinitions, attributeOptions, lists, segments } from '../db/schema/index.js';
+import type { SegmentVocabulary } from './segment.definition.js';
+
+/*
+ * Segments' SQL: the saved rows, what a definition is checked against, and the two reads of a compiled predicate
+ * (a count, a keyset page). The predicate comes from segment.compile.ts with every value bound.
+ */
+
+export type SegmentRow = typeof segments.$inferSelect;
+
+export async function vocabulary(db: Executor): Promise<SegmentVocabulary> {
+  const definitions = await db.select({ id: attributeDefinitions.id, name: attributeDefinitions.name, type: attributeDefinitions.type }).from(attributeDefinitions);
+  const options = await db
+    .select({ id: attributeOptions.id, definitionId: attributeOptions.definitionId, name: attributeOptions.name })
+    .from(attributeOptions)
+    .orderBy(asc(attributeOptions.listOrder), asc(attributeOptions.id));
+  const listRows = await db.select({ id: lists.id }).from(lists);
+  const attributes = new Map(definitions.map((d) => [d.id, { name: d.name, type: d.type ?? 'textline', options: [] as { id: number; name: string }[] }]));
+  for (const o of options) attributes.get(o.definitionId)?.options.push({ id: o.id, name: o.name });
+  return { attributes, listIds: new Set(listRows.map((l) => l.id)) };
+}
+
+export async function insert(db: Executor, row: { name: string; description: string | null; definition: unknown; createdBy: number }): Promise<SegmentRow> {
+  const [stored] = await db.insert(segments).values(row).returning();
+  return stored!;
+}
+
+export async function update(db: Executor, id: number, row: { name: string; description: string | null; definition: unknown }): Promise<SegmentRow | undefined> {
+  const [stored] = await db
+    .update(segments)
+    .set({ ...row, updatedAt: sql`now()` })
+    .where(eq(segments.id, id))
+    .returning();
+  return stored;
+}
+
+export async function remove(db: Executor, id: number): Promise<boolean> {
+  const rows = await db.delete(segments).where(eq(segments.id, id)).returning({ id: segments.id });
+  return rows.length > 0;
+}
+
+export async function find(db: Executor, id: number): Promise<SegmentRow | undefined> {
+  const [row] = await db.select().from(segments).where(eq(segments.id, id));
+  return row;
+}
+
+export async function nameTaken(db: Executor, name: string, exceptId = 0): Promise<boolean> {
+  const rows = await queryRows<{ id: number }>(db, sql`select id from segments where lower(name) = lower(${name}) and id <> ${exceptId} limit 1`);
+  return rows.length > 0;
+}
+
+export async function page(db: Executor, afterId: number, limit: number): Promise<{ rows: SegmentRow[]; total: number }> {
+  const rows = await db.select().from(segments).where(gt(segments.id, afterId)).orderBy(asc(segments.id)).limit(limit);
+  const [count] = await queryRows<{ total: number }>(db, sql`select count(*)::int as total from segments`);
+  return { rows, total: count?.total ?? 0 };
+}
+
+export async function countMatching(db: Executor, predicate: SQL): Promise<number> {
+  const [row] = await queryRows<{ count: number }>(db, sql`select count(*)::int as count from subscribers s where ${predicate}`);
+  return row?.count ?? 0;
+}
+
+export interface MatchingRow {
+  readonly id: number;
+  readonly email: string;
+  readonly confirmed: boolean;
+  readonly blacklisted: boolean;
+  readonly createdAt: Date;
+}
+
+export async function matchingPage(db: Executor, predicate: SQL, afterId: number, limit: number): Promise<MatchingRow[]> {
+  const rows = await queryRows<{ id: number; email: string; confirmed: boolean; blacklisted: boolean; created_at: Date | string }>(
+    db,
+    sql`select s.id, s.email, s.confirmed, s.blacklisted, s.created_at from subscribers s
+        where s.id > ${afterId} and ${predicate}
+        order by s.id limit ${limit}`,
+  );
+  return rows.map((r) => ({ id: r.id, email: r.email, confirmed: r.confirmed, blacklisted: r.blacklisted, createdAt: new Date(r.created_at) }));
+}
