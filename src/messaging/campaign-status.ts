@@ -1,4 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
+import { segmentIdOf } from '../segments/campaign-segment.js';
 import type { Executor } from '../db/client.js';
 import { campaigns, listCampaigns } from '../db/schema/index.js';
 import { ConflictError, ValidationError } from '../shared/errors.js';
@@ -28,7 +29,9 @@ export function canMove(from: string, to: CampaignStatus): boolean {
 /** Why a campaign cannot be submitted (reference §7.1 rules 1 and 2), or null when it can. */
 export async function submitProblem(tx: Executor, campaign: CampaignRow): Promise<string | null> {
   const [link] = await tx.select({ id: listCampaigns.id }).from(listCampaigns).where(eq(listCampaigns.campaignId, campaign.id)).limit(1);
-  if (!link || !campaign.subject.trim() || !campaign.fromField.trim() || !campaign.body.trim()) return CANNOT_SUBMIT;
+  // A segment (user_selection `segment:<id>`) is an audience of its own: a campaign may go to it without lists.
+  const audience = link !== undefined || segmentIdOf(campaign.userSelection) !== null;
+  if (!audience || !campaign.subject.trim() || !campaign.fromField.trim() || !campaign.body.trim()) return CANNOT_SUBMIT;
   if (campaign.sendFormat === 'invite' && !campaign.body.includes('[CONFIRMATIONURL]')) return CANNOT_SUBMIT_INVITE;
   return null;
 }

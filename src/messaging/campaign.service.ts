@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { checkSelection } from '../segments/campaign-segment.js';
 import type { AppContext } from '../context.js';
 import { ConflictError, NotFoundError } from '../shared/errors.js';
 import { toPage } from '../shared/pagination.js';
@@ -39,6 +40,7 @@ async function checkTemplate(ctx: AppContext, templateId: number | null | undefi
 export async function createCampaign(ctx: AppContext, ownerId: number, body: CampaignBody): Promise<Campaign> {
   const columns = campaignColumns(body);
   await checkTemplate(ctx, body.template_id);
+  await checkSelection(ctx.db, columns.userSelection);
   const row = await repo.insertCampaign(ctx.db, { ...columns, uniqueId: newUniqueId(), ownerId, status: 'draft' });
   return repo.toCampaignView(ctx.db, row);
 }
@@ -51,6 +53,7 @@ export async function updateCampaign(ctx: AppContext, id: number, body: Campaign
   }
   const columns = campaignColumns(body);
   await checkTemplate(ctx, body.template_id);
+  await checkSelection(ctx.db, columns.userSelection);
   const row = await repo.updateCampaign(ctx.db, id, columns);
   if (!row) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
   return repo.toCampaignView(ctx.db, row);

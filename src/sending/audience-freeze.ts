@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.js';
 import { changeStatus } from '../messaging/campaign-status.js';
 import { findCampaign } from '../messaging/campaign.repository.js';
+import { campaignSegment } from '../segments/campaign-segment.js';
 import * as audience from './audience.repository.js';
 import { lockCampaign } from './campaign-run.repository.js';
 
@@ -84,7 +85,8 @@ async function freezeStep(ctx: AppContext, campaignId: number, chunkSize: number
     if (status !== 'prepared' && status !== 'inprocess') return { state: 'stopped' };
     const source = await audience.nextSource(tx, campaignId);
     if (!source) return { state: 'done' };
-    const chunk = await audience.freezeChunk(tx, campaignId, source, chunkSize);
+    const segment = await campaignSegment(tx, campaignId);
+    const chunk = await audience.freezeChunk(tx, campaignId, source, chunkSize, segment?.predicate ?? null);
     return { state: 'chunk', added: chunk.added, allDone: chunk.allDone };
   });
 }

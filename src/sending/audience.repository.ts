@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db/client.js';
 import { sqlArray } from '../db/client.js';
 
@@ -42,7 +42,10 @@ export async function markLists(tx: Executor, campaignId: number, listIds: reado
 export async function hasPendingSources(db: Executor, campaignId: number): Promise<boolean> {
   const rows = await queryRows<{ one: number }>(
     db,
-    sql`select 1 as one from campaign_audience_sources where campaign_id = ${campaignId} and frozen_at is null limit 1`,
+    sql`select 1 as one from campaign_audience_sources where campaign_id = ${campaignId} and frozen_at is null
+        union all
+        select 1 from campaign_segments where campaign_id = ${campaignId} and frozen_at is null
+        limit 1`,
   );
   return rows.length > 0;
 }
@@ -60,7 +63,8 @@ export async function freezeCandidates(db: Executor, limit = 100): Promise<numbe
           union
           select c.id, c.embargo from campaigns c
           where c.status = 'inprocess'
-            and exists (select 1 from campaign_audience_sources a where a.campaign_id = c.id and a.frozen_at is null)
+            and (exists (select 1 from campaign_audience_sources a where a.campaign_id = c.id and a.frozen_at is null)
+                 or exists (select 1 from campaign_segments g where g.campaign_id = c.id and g.frozen_at is null))
         ) due
         order by embargo, id
         limit ${limit}`,
@@ -89,17 +93,24 @@ export async function statusForFreeze(tx: Executor, campaignId: number): Promise
 }
 
 export interface PendingSource {
-  readonly listId: number;
+  /** The list whose members are walked, or null for a segment's walk over every subscriber (src/segments/). */
+  readonly listId: number | null;
   readonly after: number;
 }
 
-/** The list to freeze next, in the order lists were marked, and where its pass stands. */
+/**
+ * What to freeze next and where its pass stands: the lists in the order they were marked, then the campaign's
+ * segment when the segment is the audience itself (campaign_segments, not narrowing lists).
+ */
 export async function nextSource(tx: Executor, campaignId: number): Promise<PendingSource | null> {
-  const [row] = await queryRows<{ list_id: number; after: number }>(
+  const [row] = await queryRows<{ list_id: number | null; after: number }>(
     tx,
-    sql`select list_id, frozen_through_subscriber_id as after from campaign_audience_sources
-        where campaign_id = ${campaignId} and frozen_at is null
-        order by added_at, list_id limit 1`,
+    sql`(select list_id, frozen_through_subscriber_id as after from campaign_audience_sources
+         where campaign_id = ${campaignId} and frozen_at is null
+         order by added_at, list_id limit 1)
+        union all
+        (select null, frozen_through_subscriber_id from campaign_segments where campaign_id = ${campaignId} and frozen_at is null)
+        limit 1`,
   );
   return row ? { listId: row.list_id, after: row.after } : null;
 }
@@ -123,15 +134,44 @@ export interface Chunk {
  * statement, so they cannot drift from the records. Records are inserted in subscriber order, so a campaign goes
  * out in a stable order. (The campaign row is not written here: see stampFrozen.)
  */
-export async function freezeChunk(tx: Executor, campaignId: number, source: PendingSource, size: number): Promise<Chunk> {
+export async function freezeChunk(
+  tx: Executor,
+  campaignId: number,
+  source: PendingSource,
+  size: number,
+  segment: SQL | null = null,
+): Promise<Chunk> {
+  const walk =
+    source.listId === null
+      ? // The segment is the audience: subscribers by id, those it matches.
+        sql`select s.id from subscribers s where s.id > ${source.after} and ${segment ?? sql`false`} order by s.id limit ${size}`
+      : sql`select m.subscriber_id as id from subscriptions m
+            where m.list_id = ${source.listId} and m.subscriber_id > ${source.after}
+            order by m.subscriber_id
+            limit ${size}`;
+  // A segment narrowing the lists lets through only the members it matches.
+  const narrowed = source.listId !== null && segment ? sql`and ${segment}` : sql``;
+  const progress =
+    source.listId === null
+      ? sql`update campaign_segments g
+            set frozen_through_subscriber_id = coalesce(span.last, g.frozen_through_subscriber_id),
+                frozen_at = case when span.scanned < ${size} then now() end, updated_at = now()
+            from span
+            where g.campaign_id = ${campaignId}`
+      : sql`update campaign_audience_sources a
+            set frozen_through_subscriber_id = coalesce(span.last, a.frozen_through_subscriber_id),
+                frozen_at = case when span.scanned < ${size} then now() end
+            from span
+            where a.campaign_id = ${campaignId} and a.list_id = ${source.listId}`;
+  const otherLists =
+    source.listId === null ? sql`true` : sql`o.list_id <> ${source.listId}`;
+  const otherSegment =
+    source.listId === null
+      ? sql`false`
+      : sql`exists (select 1 from campaign_segments g where g.campaign_id = ${campaignId} and g.frozen_at is null)`;
   const [row] = await queryRows<Chunk>(
     tx,
-    sql`with chunk as (
-          select m.subscriber_id as id from subscriptions m
-          where m.list_id = ${source.listId} and m.subscriber_id > ${source.after}
-          order by m.subscriber_id
-          limit ${size}
-        ),
+    sql`with chunk as (${walk}),
         span as (select count(*)::int as scanned, max(id) as last from chunk),
         inserted as (
           insert into deliveries (campaign_id, subscriber_id)
@@ -142,6 +182,7 @@ export async function freezeChunk(tx: Executor, campaignId: number, source: Pend
           where s.id = any(array(select id from chunk))
             and s.confirmed and not s.blacklisted and not s.disabled
             and not exists (select 1 from blacklist b where lower(b.email) = lower(s.email))
+            ${narrowed}
           order by s.id
           on conflict (campaign_id, subscriber_id) do nothing
           returning 1
@@ -152,16 +193,11 @@ export async function freezeChunk(tx: Executor, campaignId: number, source: Pend
           on conflict (campaign_id) do update
             set queued = campaign_counters.queued + excluded.queued, updated_at = now()
         ),
-        progress as (
-          update campaign_audience_sources a
-          set frozen_through_subscriber_id = coalesce(span.last, a.frozen_through_subscriber_id),
-              frozen_at = case when span.scanned < ${size} then now() end
-          from span
-          where a.campaign_id = ${campaignId} and a.list_id = ${source.listId}
-        ),
+        progress as (${progress}),
         others as (
           select exists (select 1 from campaign_audience_sources o
-                         where o.campaign_id = ${campaignId} and o.list_id <> ${source.listId} and o.frozen_at is null) as pending
+                         where o.campaign_id = ${campaignId} and ${otherLists} and o.frozen_at is null)
+                 or ${otherSegment} as pending
         )
         -- Data-modifying CTEs run to completion whether or not the final select reads them.
         select span.scanned, (select count(*)::int from inserted) as added, span.scanned < ${size} as finished,

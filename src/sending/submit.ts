@@ -1,4 +1,5 @@
 import type { Executor } from '../db/client.js';
+import { markCampaignSegment } from '../segments/campaign-segment.js';
 import { markCampaignLists } from './audience.repository.js';
 
 /**
@@ -10,4 +11,6 @@ import { markCampaignLists } from './audience.repository.js';
  */
 export async function onCampaignSubmitted(tx: Executor, campaignId: number): Promise<void> {
   await markCampaignLists(tx, campaignId);
+  // `user_selection: segment:<id>`: the segment narrows the lists, or is the audience when there are none.
+  await markCampaignSegment(tx, campaignId);
 }

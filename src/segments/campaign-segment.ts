@@ -1,0 +1,83 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Executor } from '../db/client.js';
+import { ValidationError } from '../shared/errors.js';
+import { segmentPredicate } from './segment.compile.js';
+import { checkDefinition, type GroupCondition } from './segment.definition.js';
+import * as repo from './segment.repository.js';
+
+/*
+ * A campaign sent to a segment. phpList clients read and write the campaign option `user_selection`; Mailroom reads
+ * `segment:<id>` there as "the subscribers segment <id> matches" (docs/api.md "Segments"). With lists, the segment
+ * narrows their members; without, it is the whole audience. When the campaign is submitted, the segment's checked
+ * definition is copied into campaign_segments, so the freeze (sending/audience-freeze.ts) uses what was submitted
+ * whatever happens to the segment afterwards.
+ */
+
+const SELECTION = /^\s*segment:(\d{1,10})\s*$/;
+
+/** The segment id a campaign's `user_selection` names, or null for any other text (kept, as phpList keeps it). */
+export function segmentIdOf(userSelection: string | null | undefined): number | null {
+  const match = userSelection ? SELECTION.exec(userSelection) : null;
+  const id = match ? Number(match[1]) : 0;
+  return id >= 1 && id <= 2_147_483_647 ? id : null;
+}
+
+/** For campaign create/update: a `segment:<id>` that names no segment is refused (422 on user_selection). */
+export async function checkSelection(db: Executor, userSelection: string | null | undefined): Promise<void> {
+  const id = segmentIdOf(userSelection);
+  if (id !== null && !(await repo.find(db, id))) {
+    throw ValidationError.field('options.user_selection', `There is no segment with id ${id} (user_selection "segment:${id}").`);
+  }
+}
+
+/**
+ * In the transaction that submits a campaign: freezes its segment's definition into campaign_segments, or removes a
+ * segment it no longer targets. A segment walk interrupted (suspended mid-freeze) continues where it stopped.
+ */
+export async function markCampaignSegment(tx: Executor, campaignId: number): Promise<void> {
+  const [campaign] = await queryRows<{ user_selection: string | null; has_lists: boolean }>(
+    tx,
+    sql`select user_selection, exists (select 1 from list_campaigns lc where lc.campaign_id = c.id) as has_lists
+        from campaigns c where c.id = ${campaignId}`,
+  );
+  const segmentId = segmentIdOf(campaign?.user_selection);
+  if (!campaign || segmentId === null) {
+    await tx.execute(sql`delete from campaign_segments where campaign_id = ${campaignId}`);
+    return;
+  }
+  const segment = await repo.find(tx, segmentId);
+  if (!segment) {
+    throw ValidationError.field('options.user_selection', `The campaign's segment ${segmentId} (user_selection "segment:${segmentId}") does not exist any more.`);
+  }
+  const checked = checkDefinition(segment.definition, await repo.vocabulary(tx), 'segment');
+  if (!checked.ok) throw new ValidationError(checked.errors);
+  const narrows = campaign.has_lists;
+  await tx.execute(
+    sql`insert into campaign_segments (campaign_id, segment_id, definition, narrows_lists, frozen_at)
+        values (${campaignId}, ${segmentId}, ${JSON.stringify(checked.definition)}::jsonb, ${narrows}, ${narrows ? sql`now()` : sql`null`})
+        on conflict (campaign_id) do update
+          set segment_id = excluded.segment_id, definition = excluded.definition, narrows_lists = excluded.narrows_lists,
+              frozen_through_subscriber_id = case when campaign_segments.frozen_at is null and not excluded.narrows_lists
+                                                  then campaign_segments.frozen_through_subscriber_id else 0 end,
+              frozen_at = excluded.frozen_at, updated_at = now()`,
+  );
+}
+
+export interface CampaignSegment {
+  /** Over `subscribers s`: who of the campaign's audience the segment lets through. */
+  readonly predicate: SQL;
+  /** The segment is narrowing the campaign's lists (rather than being the audience itself). */
+  readonly narrowsLists: boolean;
+}
+
+/** The frozen segment of a submitted campaign, compiled; null when it has none. */
+export async function campaignSegment(db: Executor, campaignId: number): Promise<CampaignSegment | null> {
+  const [row] = await queryRows<{ definition: GroupCondition | string; narrows_lists: boolean }>(
+    db,
+    sql`select definition, narrows_lists from campaign_segments where campaign_id = ${campaignId}`,
+  );
+  if (!row) return null;
+  // node-postgres parses jsonb; PGlite does too, but a driver answering text is read the same way.
+  const definition = typeof row.definition === 'string' ? (JSON.parse(row.definition) as GroupCondition) : row.definition;
+  return { predicate: segmentPredicate(definition), narrowsLists: row.narrows_lists };
+}
