@@ -1,6 +1,7 @@
 import { bounceScenarios } from './bounces.scenarios.js';
 import { randomBetween, scenario, withSession, type Scenario } from './scenario.js';
 import { tenThousandAdministrators } from './seeds.js';
+import { segmentScenarios } from './segments.scenarios.js';
 import { sendingScenarios } from './sending.scenarios.js';
 import { subscriptionIoScenarios } from './subscription-io.scenarios.js';
 import { subscriptionScenarios } from './subscription.scenarios.js';
@@ -58,6 +59,7 @@ export const scenarios: readonly Scenario[] = [
   ...sendingScenarios,
   ...trackingScenarios,
   ...bounceScenarios,
+  ...segmentScenarios,
 ];
 
 const seen = new Set<string>();

@@ -16,6 +16,8 @@ const Import = lazy(() => import('./views/Import'));
 const Attributes = lazy(() => import('./views/Attributes'));
 const Administrators = lazy(() => import('./views/Administrators'));
 const Account = lazy(() => import('./views/Account'));
+const Segments = lazy(() => import('./views/Segments'));
+const SegmentEditor = lazy(() => import('./views/SegmentEditor'));
 
 interface Route {
   pattern: string;
@@ -29,6 +31,9 @@ const ROUTES: Route[] = [
   { pattern: 'lists/:id', need: 'subscribers', render: (p) => <ListPage id={Number(p.id)} /> },
   { pattern: 'subscribers', need: 'subscribers', render: () => <Subscribers /> },
   { pattern: 'subscribers/:id', need: 'subscribers', render: (p) => <SubscriberPage id={Number(p.id)} /> },
+  { pattern: 'segments', need: 'subscribers', render: () => <Segments /> },
+  { pattern: 'segments/new', need: 'subscribers', render: () => <SegmentEditor id={null} /> },
+  { pattern: 'segments/:id', need: 'subscribers', render: (p) => <SegmentEditor id={Number(p.id)} /> },
   { pattern: 'import', need: 'subscribers', render: () => <Import /> },
   { pattern: 'blacklist', need: 'subscribers', render: () => <Blacklist /> },
   { pattern: 'attributes', need: 'settings', render: () => <Attributes /> },
@@ -40,6 +45,7 @@ const MENU: { to: string; label: string; need: Privilege | 'super' | null }[] = 
   { to: '', label: 'Dashboard', need: 'statistics' },
   { to: 'lists', label: 'Lists', need: 'subscribers' },
   { to: 'subscribers', label: 'Subscribers', need: 'subscribers' },
+  { to: 'segments', label: 'Segments', need: 'subscribers' },
   { to: 'import', label: 'Import', need: 'subscribers' },
   { to: 'blacklist', label: 'Blacklist', need: 'subscribers' },
   { to: 'attributes', label: 'Attributes', need: 'settings' },
