@@ -105,7 +105,7 @@ describe('console: attributes and administrators', { skip }, () => {
     const page = await openSignedIn(h, { key: s.key, id: s.sessionId }, '/admin/administrators');
     await page.getByRole('alert').filter({ hasText: 'You are not allowed to open this page (only super users may).' }).waitFor();
     const menu = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-    assert.deepEqual(menu, ['Lists', 'Subscribers', 'Import', 'Blacklist', 'Your account']);
+    assert.deepEqual(menu, ['Lists', 'Subscribers', 'Segments', 'Import', 'Blacklist', 'Your account']);
   });
 
   test('screenshots and accessibility: attributes and administrators', async () => {

@@ -3,7 +3,7 @@ import type { ApiError} from '../api/client';
 import { api, unwrap } from '../api/client';
 import type { AttributeDefinition } from '../api/types';
 import { useApi } from '../api/useApi';
-import { Link, navigate } from '../router';
+import { Link, navigate, useLocation } from '../router';
 import { ErrorState, Loading, Notice, PageHeader, SubscriberStatus, useAction } from '../ui/kit';
 
 /*
@@ -148,7 +148,9 @@ function Builder({
   const [name, setName] = useState(initial?.name ?? '');
   const [description, setDescription] = useState(initial?.description ?? '');
   const [definition, setDefinition] = useState<Group>((initial?.definition as Group | undefined) ?? EMPTY);
-  const [notice, setNotice] = useState<string | null>(null);
+  // A new segment's page moves to its own address once saved; the notice comes along in the query.
+  const justCreated = useLocation().query.get('created') === '1';
+  const [notice, setNotice] = useState<string | null>(justCreated && initial ? `${initial.name} saved.` : null);
   const action = useAction();
   const preview = usePreview(definition);
 
@@ -165,8 +167,8 @@ function Builder({
       savedId = result.id;
     });
     if (!ok) return;
-    setNotice(`${name.trim()} saved.`);
-    if (id === null && savedId !== null) navigate(`segments/${savedId}`, { replace: true });
+    if (id === null && savedId !== null) navigate(`segments/${savedId}?created=1`, { replace: true });
+    else setNotice(`${name.trim()} saved.`);
   };
 
   return (

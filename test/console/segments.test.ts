@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { subscriberAttributeValues } from '../../src/db/schema/index.js';
+import { createList, createSubscriber, subscribe } from '../factories.js';
+import { parkOtherCampaigns, recipientsOf, sendableCampaign, withWorker } from '../sending/send-fixtures.js';
+import { assertAccessible, browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarness } from './browser.js';
+
+const skip = browserSkip();
+
+describe('console: segments', { skip }, () => {
+  let h: ConsoleHarness;
+  let session: { key: string; id: number };
+  let headers: Record<string, string>;
+  before(async () => {
+    h = await startConsole();
+    const s = await h.app.adminWithSession({ loginName: 'root-admin' });
+    session = { key: s.key, id: s.sessionId };
+    headers = s.headers;
+    const def = await h.app.inject({
+      method: 'POST',
+      url: '/api/v2/attributes',
+      headers,
+      payload: { name: 'Country', type: 'select', options: [{ name: 'Germany' }, { name: 'France' }] },
+    });
+    const country = def.json() as { id: number; options: { id: number; name: string }[] };
+    const list = await createList(h.app.db, { name: 'Newsletter' });
+    for (let i = 0; i < 12; i++) {
+      const s = await createSubscriber(h.app.db, { email: `person${String(i).padStart(2, '0')}@segments.example`, confirmed: true });
+      const option = country.options[i % 3 === 0 ? 0 : 1]!;
+      await h.app.db.insert(subscriberAttributeValues).values({ subscriberId: s.id, definitionId: country.id, value: String(option.id) });
+      if (i < 9) await subscribe(h.app.db, list.id, s.id);
+    }
+  });
+  after(async () => h?.close());
+
+  test('build a segment with an attribute, a list and a nested group; the count follows; save; send a campaign to it', async () => {
+    const page = await openSignedIn(h, session, '/admin/segments');
+    await page.getByText('No segments yet').waitFor();
+    await page.getByRole('link', { name: 'New segment' }).click();
+    await page.getByTestId('segment-count').filter({ hasText: '12 subscribers match' }).waitFor();
+
+    await page.getByLabel('Name').fill('Germans on the newsletter');
+    await page.getByRole('button', { name: 'Add condition' }).click();
+    await page.getByLabel('Germany').check();
+    await page.getByTestId('segment-count').filter({ hasText: '4 subscribers match' }).waitFor();
+
+    await page.getByLabel('New condition').first().selectOption('list');
+    await page.getByRole('button', { name: 'Add condition' }).first().click();
+    await page.getByTestId('segment-count').filter({ hasText: '3 subscribers match' }).waitFor();
+    const sample = await page.getByTestId('segment-sample').getByRole('link').allTextContents();
+    assert.deepEqual(sample, ['person00@segments.example', 'person03@segments.example', 'person06@segments.example']);
+
+    // A nested group of "any": never opened, or confirmed is false — everyone here has never opened.
+    await page.getByRole('button', { name: 'Add group' }).click();
+    const group = page.locator('.segment-group .segment-group');
+    await group.getByLabel('New condition').selectOption('engagement');
+    await group.getByRole('button', { name: 'Add condition' }).click();
+    await group.getByLabel('Did').selectOption('no');
+    await page.getByTestId('segment-count').filter({ hasText: '3 subscribers match' }).waitFor();
+    await assertAccessible(page, 'segment builder');
+
+    await page.getByRole('button', { name: 'Save segment' }).click();
+    await page.getByText('Germans on the newsletter saved.').waitFor();
+    const saved = await h.app.inject({ method: 'GET', url: '/api/v2/segments', headers });
+    const segment = (saved.json() as { items: { id: number; name: string }[] }).items[0]!;
+    assert.equal(segment.name, 'Germans on the newsletter');
+    assert.deepEqual((await h.app.inject({ method: 'GET', url: `/api/v2/segments/${segment.id}/count`, headers })).json(), { count: 3 });
+
+    await page.getByRole('link', { name: 'Segments' }).first().click();
+    await page.getByRole('row', { name: /Germans on the newsletter/ }).filter({ hasText: '3' }).waitFor();
+
+    // Sent to the segment alone (no lists): exactly its three members receive it.
+    const c = await sendableCampaign(h.app.db, [], { userSelection: `segment:${segment.id}` });
+    const sent = await h.app.inject({ method: 'POST', url: `/api/v2/campaigns/${c.id}/send`, headers });
+    assert.equal(sent.statusCode, 200, sent.body);
+    await parkOtherCampaigns(h.app.db, c.id);
+    await withWorker(h.app.ctx, {}, async (w) => {
+      for (let i = 0; i < 5; i++) await w.runOnce();
+    });
+    assert.deepEqual(recipientsOf(h.app.smtp, c.id), ['person00@segments.example', 'person03@segments.example', 'person06@segments.example']);
+  });
+
+  test('a definition the API refuses shows its errors beside the count', async () => {
+    const page = await openSignedIn(h, session, '/admin/segments/new');
+    await page.getByTestId('segment-count').filter({ hasText: 'subscribers match' }).waitFor();
+    await page.getByLabel('New condition').selectOption('email');
+    await page.getByRole('button', { name: 'Add condition' }).click();
+    await page.getByLabel('Domain', { exact: true }).fill('@example.com');
+    await page.getByText('A domain is the part after the @, without it.').waitFor();
+    await page.getByTestId('segment-count').filter({ hasText: 'Fix the conditions to count' }).waitFor();
+  });
+
+  test('screenshots and accessibility: segments', async () => {
+    await screenshots(h, session, 'segments', '/admin/segments', (page) => page.getByRole('row', { name: /Germans/ }).waitFor());
+    const list = await h.app.inject({ method: 'GET', url: '/api/v2/segments', headers });
+    const id = (list.json() as { items: { id: number }[] }).items[0]!.id;
+    await screenshots(h, session, 'segment-builder', `/admin/segments/${id}`, (page) =>
+      page.getByTestId('segment-count').filter({ hasText: 'subscribers match' }).waitFor(),
+    );
+  });
+});
