@@ -30,31 +30,47 @@ export async function checkSelection(db: Executor, userSelection: string | null 
   }
 }
 
+interface Target {
+  readonly segmentId: number;
+  readonly definition: GroupCondition;
+  readonly hasLists: boolean;
+}
+
+/**
+ * The segment a campaign names now, checked against today's attributes and lists; null when it names none. A name
+ * that no longer resolves, or a definition that no longer checks, is a 422 on `options.user_selection`.
+ */
+async function targetOf(db: Executor, campaignId: number): Promise<Target | null> {
+  const [campaign] = await queryRows<{ user_selection: string | null; has_lists: boolean }>(
+    db,
+    sql`select user_selection, exists (select 1 from list_campaigns lc where lc.campaign_id = c.id) as has_lists
+        from campaigns c where c.id = ${campaignId}`,
+  );
+  const segmentId = segmentIdOf(campaign?.user_selection);
+  if (!campaign || segmentId === null) return null;
+  const segment = await repo.find(db, segmentId);
+  if (!segment) {
+    throw ValidationError.field('options.user_selection', `The campaign's segment ${segmentId} (user_selection "segment:${segmentId}") does not exist any more.`);
+  }
+  const checked = checkDefinition(segment.definition, await repo.vocabulary(db), 'segment');
+  if (!checked.ok) throw new ValidationError(checked.errors);
+  return { segmentId, definition: checked.definition, hasLists: campaign.has_lists };
+}
+
 /**
  * In the transaction that submits a campaign: freezes its segment's definition into campaign_segments, or removes a
  * segment it no longer targets. A segment walk interrupted (suspended mid-freeze) continues where it stopped.
  */
 export async function markCampaignSegment(tx: Executor, campaignId: number): Promise<void> {
-  const [campaign] = await queryRows<{ user_selection: string | null; has_lists: boolean }>(
-    tx,
-    sql`select user_selection, exists (select 1 from list_campaigns lc where lc.campaign_id = c.id) as has_lists
-        from campaigns c where c.id = ${campaignId}`,
-  );
-  const segmentId = segmentIdOf(campaign?.user_selection);
-  if (!campaign || segmentId === null) {
+  const target = await targetOf(tx, campaignId);
+  if (!target) {
     await tx.execute(sql`delete from campaign_segments where campaign_id = ${campaignId}`);
     return;
   }
-  const segment = await repo.find(tx, segmentId);
-  if (!segment) {
-    throw ValidationError.field('options.user_selection', `The campaign's segment ${segmentId} (user_selection "segment:${segmentId}") does not exist any more.`);
-  }
-  const checked = checkDefinition(segment.definition, await repo.vocabulary(tx), 'segment');
-  if (!checked.ok) throw new ValidationError(checked.errors);
-  const narrows = campaign.has_lists;
+  const narrows = target.hasLists;
   await tx.execute(
     sql`insert into campaign_segments (campaign_id, segment_id, definition, narrows_lists, frozen_at)
-        values (${campaignId}, ${segmentId}, ${JSON.stringify(checked.definition)}::jsonb, ${narrows}, ${narrows ? sql`now()` : sql`null`})
+        values (${campaignId}, ${target.segmentId}, ${JSON.stringify(target.definition)}::jsonb, ${narrows}, ${narrows ? sql`now()` : sql`null`})
         on conflict (campaign_id) do update
           set segment_id = excluded.segment_id, definition = excluded.definition, narrows_lists = excluded.narrows_lists,
               frozen_through_subscriber_id = case when campaign_segments.frozen_at is null and not excluded.narrows_lists
@@ -80,4 +96,10 @@ export async function campaignSegment(db: Executor, campaignId: number): Promise
   // node-postgres parses jsonb; PGlite does too, but a driver answering text is read the same way.
   const definition = typeof row.definition === 'string' ? (JSON.parse(row.definition) as GroupCondition) : row.definition;
   return { predicate: segmentPredicate(definition), narrowsLists: row.narrows_lists };
+}
+
+/** The segment a campaign names now (before it is submitted), compiled; null when it names none. For audience counts. */
+export async function currentCampaignSegment(db: Executor, campaignId: number): Promise<CampaignSegment | null> {
+  const target = await targetOf(db, campaignId);
+  return target && { predicate: segmentPredicate(target.definition), narrowsLists: target.hasLists };
 }
