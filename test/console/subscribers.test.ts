@@ -226,11 +226,9 @@ describe('console: subscribers, blacklist, dashboard', { skip }, () => {
     await entries.getByRole('link', { name: 'Next page →' }).click();
     await entries.getByText('2 shown of 52').waitFor();
     const rows = entries.locator('tbody tr');
-    assert.deepEqual(await rows.locator('td:first-child a').allTextContents(), ['listed50@example.net', 'listed51@example.net']);
-    // The date and the time are two parts (the time goes under the date on a phone); the reason has its own column.
-    const cells = rows.nth(1).locator('td');
-    assert.match((await cells.nth(1).textContent()) ?? '', /^\d{1,2} \w{3} \d{4} \d{2}:\d{2}$/);
-    assert.equal(await cells.nth(2).textContent(), 'Hard bounce');
+    assert.deepEqual(await rows.locator('td:first-child').allTextContents(), ['listed50@example.net', 'listed51@example.net']);
+    // The date and the time are two parts now, without a comma (the time goes under the date on a phone).
+    assert.match((await rows.nth(1).textContent()) ?? '', /^listed51@example\.net\d{1,2} \w{3} \d{4} \d{2}:\d{2}Hard bounce$/);
 
     await entries.getByLabel('Filter by e-mail').fill('ED07@EXAMPLE');
     await entries.getByText('1 shown of 1').waitFor();

@@ -100,7 +100,7 @@ export default function Subscribers() {
             <DataTable busy={page.status === 'loading'} columns={[{ label: 'E-mail' }, { label: 'Status' }, { label: 'Lists', hideNarrow: true }, { label: 'Created', hideNarrow: true }]}>
               {data.items.map((s) => (
                 <tr key={s.id}>
-                  <td>
+                  <td className="break">
                     <Link to={`subscribers/${s.id}`}>{s.email}</Link>
                   </td>
                   <td>
