@@ -3,7 +3,7 @@ import { api, unwrap } from '../api/client';
 import type { AdminAttributeDefinition } from '../api/types';
 import { FormDialog } from '../ui/FormDialog';
 import { useAction } from '../ui/kit';
-import type { EditorProps } from './Attributes';
+import { NameAndType, type EditorProps } from './DefinitionFields';
 
 /** The types the API accepts for an administrator attribute (a stored legacy type is shown as it is). */
 const ADMIN_TYPES = ['textline', 'hidden'];
@@ -36,20 +36,7 @@ export function AdminAttributeEditor(props: EditorProps<AdminAttributeDefinition
   };
   return (
     <FormDialog title={d ? `Edit “${d.name}”` : 'New attribute'} open onClose={props.onClose} onSubmit={submit} submitLabel="Save" busy={action.busy} error={action.error}>
-      <label>
-        Name
-        <input required value={name} onChange={(e) => setName(e.target.value)} />
-      </label>
-      <label>
-        Type
-        <select value={type} onChange={(e) => setType(e.target.value)}>
-          {types.map((t) => (
-            <option key={t} value={t}>
-              {t}
-            </option>
-          ))}
-        </select>
-      </label>
+      <NameAndType name={name} setName={setName} type={type} setType={setType} types={types} />
       <label>
         Default value (used when an administrator has none)
         <input value={defaultValue} onChange={(e) => setDefaultValue(e.target.value)} />

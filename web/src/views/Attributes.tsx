@@ -5,6 +5,7 @@ import { useApi } from '../api/useApi';
 import { DataTable, Loaded } from '../ui/data';
 import { ConfirmDialog, Empty, Notice, PageHeader } from '../ui/kit';
 import { AdminAttributeEditor } from './AdminAttributeEditor';
+import type { EditorProps, SavedNotice } from './DefinitionFields';
 import { SubscriberAttributeEditor } from './SubscriberAttributeEditor';
 
 /** What both kinds of attribute definition share, and all this page needs to list, order and delete them. */
@@ -15,13 +16,6 @@ interface Definition {
   list_order: number | null;
 }
 
-export type SavedNotice = { kind: 'success' | 'info'; text: string };
-export interface EditorProps<D> {
-  definition: D | null;
-  nextOrder: number;
-  onClose: () => void;
-  onSaved: (notice: SavedNotice) => void;
-}
 
 /** One kind of attribute: where its definitions live in the API and how a definition is edited. */
 interface Kind<D extends Definition> {

@@ -3,7 +3,7 @@ import { api, unwrap } from '../api/client';
 import type { AttributeDefinition } from '../api/types';
 import { FormDialog } from '../ui/FormDialog';
 import { useAction } from '../ui/kit';
-import type { EditorProps } from './Attributes';
+import { NameAndType, type EditorProps } from './DefinitionFields';
 
 export const TYPES = ['textline', 'textarea', 'checkbox', 'select', 'radio', 'checkboxgroup', 'date', 'hidden', 'creditcardno'] as const;
 /** Types whose values are options; a type changes only within its family (docs/api.md). */
@@ -61,20 +61,7 @@ export function SubscriberAttributeEditor(props: EditorProps<AttributeDefinition
   };
   return (
     <FormDialog title={d ? `Edit “${d.name}”` : 'New attribute'} open onClose={props.onClose} onSubmit={submit} submitLabel="Save" busy={action.busy} error={action.error}>
-      <label>
-        Name
-        <input required value={name} onChange={(e) => setName(e.target.value)} />
-      </label>
-      <label>
-        Type
-        <select value={type} onChange={(e) => setType(e.target.value)}>
-          {allowedTypes.map((t) => (
-            <option key={t} value={t}>
-              {t}
-            </option>
-          ))}
-        </select>
-      </label>
+      <NameAndType name={name} setName={setName} type={type} setType={setType} types={allowedTypes} />
       {MULTI.has(type) && (
         <fieldset>
           <legend>Options</legend>
