@@ -32,10 +32,14 @@ export interface Column {
   hiddenLabel?: boolean;
 }
 
-/** A scrollable table with its header row; rows are the children. `busy` marks a reload in progress. */
-export function DataTable({ columns, children, busy, testId }: { columns: Column[]; children: ReactNode; busy?: boolean; testId?: string }) {
+/**
+ * A scrollable table with its header row; rows are the children. `busy` marks a reload in progress. `region` names
+ * the scrolling box and makes it focusable, for a table whose figures may overflow a phone's width (keyboard users
+ * scroll it then).
+ */
+export function DataTable({ columns, children, busy, testId, region }: { columns: Column[]; children: ReactNode; busy?: boolean; testId?: string; region?: string }) {
   return (
-    <div className="table-wrap" aria-busy={busy || undefined} data-testid={testId}>
+    <div className="table-wrap" aria-busy={busy || undefined} data-testid={testId} {...(region ? { tabIndex: 0, role: 'region', 'aria-label': region } : {})}>
       <table>
         <thead>
           <tr>
