@@ -1,11 +1,12 @@
 import { and, eq, ne } from 'drizzle-orm';
 import type { AppContext } from '../context.js';
 import { administrators, sessions } from '../db/schema/index.js';
-import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '../shared/errors.js';
 import { toPage } from '../shared/pagination.js';
 import * as repo from './administrator.repository.js';
 import type { Administrator, CreateAdministratorBody, UpdateAdministratorBody } from './administrator.schemas.js';
 import { hashPassword, verifyPassword } from './password.js';
+import { clearFailures, takeLoginAttempt } from './session.repository.js';
 import type { UpdateOwnAccountBody } from './session.schemas.js';
 
 export async function getAdministrator(ctx: AppContext, id: number): Promise<Administrator> {
@@ -104,18 +105,26 @@ async function assertAnotherSuperUser(ctx: AppContext, id: number, message: stri
 
 /**
  * The caller's own e-mail and password (`PUT /sessions/me`), checked against their current password; a wrong one
- * is a 422 at `current_password` (not 401/403, which would read as a failed login or an ended session). A new
- * password ends their other sessions, as an update by a super user does.
+ * is a 422 at `current_password` (not 401/403, which would read as a failed login or an ended session). Guesses are
+ * throttled as logins are, and share their count (routine 045_login_attempt.sql, under the caller's login name and
+ * address): it is the same password, so a stolen session key buys no extra guesses, and past the limit the answer is
+ * 429 with Retry-After before any password check. A new password ends their other sessions, as an update by a super
+ * user does.
  */
 export async function updateOwnAccount(
   ctx: AppContext,
   id: number,
   body: UpdateOwnAccountBody,
-  callerSessionId: number,
+  caller: { sessionId: number; clientIp: string },
 ): Promise<Administrator> {
   const row = await requireAdministrator(ctx, id);
+  const { loginMaxFailures: max, loginFailureWindow: window } = ctx.config;
+  const { attempt, retryAfter } = await takeLoginAttempt(ctx.db, row.loginName, caller.clientIp, window, max);
+  if (attempt === null) throw new TooManyRequestsError('Too many wrong current passwords. Try again later.', retryAfter);
   if (!(await verifyPassword(body.current_password, row.passwordHash))) {
+    ctx.log.info({ event: 'own_account_password_failed' }, 'wrong current password on PUT /sessions/me');
     throw ValidationError.field('current_password', 'The current password is not right.');
   }
-  return updateAdministrator(ctx, id, { email: body.email, password: body.password }, { id, sessionId: callerSessionId });
+  await clearFailures(ctx.db, attempt, row.loginName, caller.clientIp);
+  return updateAdministrator(ctx, id, { email: body.email, password: body.password }, { id, sessionId: caller.sessionId });
 }

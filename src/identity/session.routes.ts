@@ -66,14 +66,14 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         operationId: 'updateSessionAdministrator',
-        summary: 'Change your own e-mail and password (any administrator; the current password is required)',
+        summary: 'Change your own e-mail and password (any administrator; the current password is required, wrong guesses are throttled as logins)',
         body: UpdateOwnAccountBody,
-        response: { 200: Administrator, ...errorResponses(400, 403, 409, 422) },
+        response: { 200: Administrator, ...errorResponses(400, 403, 409, 422, 429) },
       },
     },
     async (request) => {
       const caller = callerOf(request);
-      return updateOwnAccount(app.ctx, caller.id, request.body, caller.sessionId);
+      return updateOwnAccount(app.ctx, caller.id, request.body, { sessionId: caller.sessionId, clientIp: request.ip });
     },
   );
 };

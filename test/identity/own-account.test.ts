@@ -81,3 +81,55 @@ describe('PUT /api/v2/sessions/me', () => {
     assert.deepEqual(anonymous.json(), { message: 'No valid session key was provided as basic auth password.' });
   });
 });
+
+describe('PUT /api/v2/sessions/me: wrong current passwords are throttled as logins (LOGIN_MAX_FAILURES 3)', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp({ loginMaxFailures: 3 });
+  });
+  after(() => app.close());
+
+  const put = (headers: Record<string, string>, payload: object, remoteAddress: string) =>
+    app.inject({ method: 'PUT', url: '/api/v2/sessions/me', headers, payload, remoteAddress });
+
+  test('the 4th try after 3 wrong ones is 429 with Retry-After, even with the right password, and changes nothing', async () => {
+    const s = await app.adminWithSession({ loginName: 'guessed.at', superUser: false });
+    for (let i = 0; i < 3; i++) {
+      const res = await put(s.headers, { current_password: `guess ${i}`, email: 'thief@example.com' }, '10.9.0.1');
+      assert.equal(res.statusCode, 422, res.body);
+    }
+    const blocked = await put(s.headers, { current_password: PASSWORD, email: 'thief@example.com' }, '10.9.0.1');
+    assert.equal(blocked.statusCode, 429);
+    assert.deepEqual(blocked.json(), { message: 'Too many wrong current passwords. Try again later.' });
+    const retryAfter = Number(blocked.headers['retry-after']);
+    assert.ok(retryAfter > 0 && retryAfter <= app.config.loginFailureWindow, `Retry-After ${retryAfter}`);
+    const me = await app.inject({ method: 'GET', url: '/api/v2/sessions/me', headers: s.headers });
+    assert.equal(me.json().email, s.admin.email);
+
+    // It is the login's count: that address cannot log in as them either, but an address without failures can.
+    const login = (remoteAddress: string) =>
+      app.inject({ method: 'POST', url: '/api/v2/sessions', payload: { login_name: 'guessed.at', password: PASSWORD }, remoteAddress });
+    assert.equal((await login('10.9.0.1')).statusCode, 429);
+    assert.equal((await login('10.9.0.2')).statusCode, 201);
+    const elsewhere = await put(s.headers, { current_password: PASSWORD, email: 'owner@example.com' }, '10.9.0.3');
+    assert.equal(elsewhere.statusCode, 200, elsewhere.body);
+    assert.equal(elsewhere.json().email, 'owner@example.com');
+  });
+
+  test('the right current password takes back the failures of that address', async () => {
+    const s = await app.adminWithSession({ loginName: 'forgetful', superUser: false });
+    for (let i = 0; i < 2; i++) assert.equal((await put(s.headers, { current_password: `typo ${i}` }, '10.9.1.1')).statusCode, 422);
+    assert.equal((await put(s.headers, { current_password: PASSWORD }, '10.9.1.1')).statusCode, 200);
+    for (let i = 0; i < 3; i++) assert.equal((await put(s.headers, { current_password: `typo again ${i}` }, '10.9.1.1')).statusCode, 422);
+    assert.equal((await put(s.headers, { current_password: PASSWORD }, '10.9.1.1')).statusCode, 429);
+  });
+
+  test('20 parallel wrong guesses: 3 password checks (422), 17 × 429', async () => {
+    const s = await app.adminWithSession({ loginName: 'besieged.self', superUser: false });
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => put(s.headers, { current_password: `wrong ${i}` }, '10.9.2.1')));
+    const codes = answers.map((r) => r.statusCode);
+    assert.equal(codes.filter((c) => c === 422).length, 3, codes.join(' '));
+    assert.equal(codes.filter((c) => c === 429).length, 17, codes.join(' '));
+    for (const r of answers.filter((a) => a.statusCode === 429)) assert.ok(Number(r.headers['retry-after']) > 0);
+  });
+});

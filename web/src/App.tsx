@@ -36,7 +36,8 @@ const ROUTES: Route[] = [
   { pattern: 'segments/:id', need: 'subscribers', render: (p) => <SegmentEditor id={Number(p.id)} /> },
   { pattern: 'import', need: 'subscribers', render: () => <Import /> },
   { pattern: 'blacklist', need: 'subscribers', render: () => <Blacklist /> },
-  { pattern: 'attributes', need: 'settings', render: () => <Attributes /> },
+  { pattern: 'attributes', need: 'settings', render: () => <Attributes of="subscriber" /> },
+  { pattern: 'administrator-attributes', need: 'settings', render: () => <Attributes of="administrator" /> },
   { pattern: 'administrators', need: 'super', render: () => <Administrators /> },
   { pattern: 'account', need: null, render: () => <Account /> },
 ];
@@ -49,6 +50,7 @@ const MENU: { to: string; label: string; need: Privilege | 'super' | null }[] = 
   { to: 'import', label: 'Import', need: 'subscribers' },
   { to: 'blacklist', label: 'Blacklist', need: 'subscribers' },
   { to: 'attributes', label: 'Attributes', need: 'settings' },
+  { to: 'administrator-attributes', label: 'Admin attributes', need: 'settings' },
   { to: 'administrators', label: 'Administrators', need: 'super' },
   { to: 'account', label: 'Your account', need: null },
 ];

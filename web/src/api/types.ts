@@ -18,3 +18,5 @@ export type AttributeDefinition = Answer<'/api/v2/attributes/{definitionId}', 'g
 export type AttributeValue = Answer<'/api/v2/subscribers/{subscriberId}/attributes/{definitionId}', 'get'>;
 export type BlacklistInfo = Answer<'/api/v2/blacklist/info/{email}', 'get'>;
 export type ImportResult = Answer<'/api/v2/subscribers/import', 'post'>;
+export type AdminAttributeDefinition = Answer<'/api/v2/administrators/attributes/{definitionId}', 'get'>;
+export type AdminAttributeValue = Answer<'/api/v2/administrators/{adminId}/attributes/{definitionId}', 'get'>;

@@ -1,17 +1,20 @@
 import { useState, type FormEvent } from 'react';
-import { api, unwrap } from '../api/client';
+import { ApiError, api, unwrap } from '../api/client';
 import { useAuth } from '../auth';
 import { Notice, PageHeader, useAction } from '../ui/kit';
+import { formatWait, useWait } from '../ui/wait';
 
 /** The signed-in administrator's own e-mail and password (`PUT /sessions/me`: no privilege needed). */
 export default function Account() {
   const { admin, refresh } = useAuth();
+  const throttle = useWait();
   return (
     <>
       <PageHeader title="Your account" />
+      {throttle.seconds > 0 && <Notice kind="error">Too many wrong current passwords. Try again in {formatWait(throttle.seconds)}.</Notice>}
       <div className="two-columns">
-        <EmailForm current={admin.email} onSaved={refresh} />
-        <PasswordForm />
+        <EmailForm current={admin.email} onSaved={refresh} throttle={throttle} />
+        <PasswordForm throttle={throttle} />
       </div>
       <section className="card">
         <h2>Privileges</h2>
@@ -30,7 +33,7 @@ export default function Account() {
   );
 }
 
-function EmailForm({ current, onSaved }: { current: string; onSaved: () => Promise<void> }) {
+function EmailForm({ current, onSaved, throttle }: { current: string; onSaved: () => Promise<void>; throttle: Throttle }) {
   const [email, setEmail] = useState(current);
   const [currentPassword, setCurrentPassword] = useState('');
   const [done, setDone] = useState(false);
@@ -38,12 +41,12 @@ function EmailForm({ current, onSaved }: { current: string; onSaved: () => Promi
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setDone(false);
-    const ok = await action.run(async () => {
-      await unwrap(api.PUT('/api/v2/sessions/me', { body: { current_password: currentPassword, email } }));
+    await action.run(async () => {
+      if (await throttled(throttle, unwrap(api.PUT('/api/v2/sessions/me', { body: { current_password: currentPassword, email } })))) return;
       await onSaved();
+      setCurrentPassword('');
+      setDone(true);
     });
-    if (ok) setCurrentPassword('');
-    setDone(ok);
   };
   return (
     <form className="card stack" onSubmit={(e) => void submit(e)}>
@@ -56,7 +59,7 @@ function EmailForm({ current, onSaved }: { current: string; onSaved: () => Promi
       </label>
       <CurrentPassword value={currentPassword} onChange={setCurrentPassword} />
       <div>
-        <button type="submit" className="button primary" disabled={action.busy}>
+        <button type="submit" className="button primary" disabled={action.busy || throttle.seconds > 0}>
           Save e-mail
         </button>
       </div>
@@ -64,7 +67,7 @@ function EmailForm({ current, onSaved }: { current: string; onSaved: () => Promi
   );
 }
 
-function PasswordForm() {
+function PasswordForm({ throttle }: { throttle: Throttle }) {
   const [currentPassword, setCurrentPassword] = useState('');
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
@@ -73,16 +76,14 @@ function PasswordForm() {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setDone(false);
-    const ok = await action.run(async () => {
+    await action.run(async () => {
       if (password !== repeat) throw new Error('The two passwords differ.');
-      await unwrap(api.PUT('/api/v2/sessions/me', { body: { current_password: currentPassword, password } }));
-    });
-    if (ok) {
+      if (await throttled(throttle, unwrap(api.PUT('/api/v2/sessions/me', { body: { current_password: currentPassword, password } })))) return;
       setCurrentPassword('');
       setPassword('');
       setRepeat('');
-    }
-    setDone(ok);
+      setDone(true);
+    });
   };
   return (
     <form className="card stack" onSubmit={(e) => void submit(e)}>
@@ -99,12 +100,29 @@ function PasswordForm() {
         <input type="password" autoComplete="new-password" required minLength={6} value={repeat} onChange={(e) => setRepeat(e.target.value)} />
       </label>
       <div>
-        <button type="submit" className="button primary" disabled={action.busy}>
+        <button type="submit" className="button primary" disabled={action.busy || throttle.seconds > 0}>
           Change password
         </button>
       </div>
     </form>
   );
+}
+
+type Throttle = ReturnType<typeof useWait>;
+
+/**
+ * Runs a PUT /sessions/me; a 429 (too many wrong current passwords, throttled as logins) starts the page's countdown
+ * instead of failing the form, and answers true.
+ */
+async function throttled(throttle: Throttle, request: Promise<unknown>): Promise<boolean> {
+  try {
+    await request;
+    return false;
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 429) throw err;
+    throttle.start(err.retryAfter ?? 60);
+    return true;
+  }
 }
 
 /** Both forms ask for the password the administrator has now: the API requires it for any change. */

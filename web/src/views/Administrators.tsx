@@ -1,9 +1,12 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api, unwrap } from '../api/client';
 import type { Administrator, Privilege } from '../api/types';
 import { useApi } from '../api/useApi';
 import { useAuth } from '../auth';
-import { ConfirmDialog, Dialog, ErrorState, Loading, Notice, PageHeader, formatDate, useAction } from '../ui/kit';
+import { DataTable, DateTime, Loaded } from '../ui/data';
+import { FormDialog } from '../ui/FormDialog';
+import { ConfirmDialog, Notice, PageHeader, useAction } from '../ui/kit';
+import { useAdminAttributes } from './AdminAttributeValues';
 
 const AREAS: { key: Privilege; label: string }[] = [
   { key: 'subscribers', label: 'Subscribers and lists' },
@@ -27,62 +30,44 @@ export default function Administrators() {
         </button>
       </PageHeader>
       {notice && <Notice kind="success">{notice}</Notice>}
-      {admins.status === 'error' ? (
-        <ErrorState error={admins.error} retry={admins.reload} />
-      ) : !admins.data ? (
-        <Loading />
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Login name</th>
-                <th scope="col" className="hide-narrow">
-                  E-mail
-                </th>
-                <th scope="col">May work with</th>
-                <th scope="col" className="hide-narrow">
-                  Created
-                </th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {admins.data.items.map((a) => (
-                <tr key={a.id}>
-                  <td>
-                    {a.login_name} {a.id === me.id && <span className="badge">you</span>}{' '}
-                    {a.disabled && <span className="badge bad">disabled</span>}
-                  </td>
-                  <td className="hide-narrow">{a.email}</td>
-                  <td>
-                    {a.super_user ? (
-                      <span className="badge good">Everything (super user)</span>
-                    ) : (
-                      AREAS.filter((x) => a.privileges[x.key])
-                        .map((x) => x.key)
-                        .join(', ') || <span className="muted">nothing</span>
-                    )}
-                  </td>
-                  <td className="hide-narrow">{formatDate(a.created_at)}</td>
-                  <td className="num">
-                    <button type="button" className="button subtle" aria-label={`Edit ${a.login_name}`} onClick={() => setEditing(a)}>
-                      Edit
+      <Loaded state={admins}>
+        {(data) => (
+          <DataTable
+            columns={[{ label: 'Login name' }, { label: 'E-mail', hideNarrow: true }, { label: 'May work with' }, { label: 'Created', hideNarrow: true }, { label: 'Actions', hiddenLabel: true }]}
+          >
+            {data.items.map((a) => (
+              <tr key={a.id}>
+                <td>
+                  {a.login_name} {a.id === me.id && <span className="badge">you</span>} {a.disabled && <span className="badge bad">disabled</span>}
+                </td>
+                <td className="hide-narrow">{a.email}</td>
+                <td>
+                  {a.super_user ? (
+                    <span className="badge good">Everything (super user)</span>
+                  ) : (
+                    AREAS.filter((x) => a.privileges[x.key])
+                      .map((x) => x.key)
+                      .join(', ') || <span className="muted">nothing</span>
+                  )}
+                </td>
+                <td className="hide-narrow">
+                  <DateTime value={a.created_at} />
+                </td>
+                <td className="num">
+                  <button type="button" className="button subtle" aria-label={`Edit ${a.login_name}`} onClick={() => setEditing(a)}>
+                    Edit
+                  </button>
+                  {a.id !== me.id && (
+                    <button type="button" className="button subtle" aria-label={`Delete ${a.login_name}`} onClick={() => setDeleting(a)}>
+                      Delete
                     </button>
-                    {a.id !== me.id && (
-                      <button type="button" className="button subtle" aria-label={`Delete ${a.login_name}`} onClick={() => setDeleting(a)}>
-                        Delete
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+                  )}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </Loaded>
       {editing && (
         <EditAdministrator
           admin={editing === 'new' ? null : editing}
@@ -121,8 +106,8 @@ function EditAdministrator({ admin, onClose, onSaved }: { admin: Administrator |
     admin?.privileges ?? { subscribers: false, campaigns: false, statistics: false, settings: false },
   );
   const action = useAction();
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
+  const attributes = useAdminAttributes(admin?.id ?? null);
+  const submit = async () => {
     const ok = await action.run(async () => {
       if (admin) {
         await unwrap(
@@ -131,8 +116,10 @@ function EditAdministrator({ admin, onClose, onSaved }: { admin: Administrator |
             body: { login_name: login, email, super_user: superUser, privileges, disabled, ...(password ? { password } : {}) },
           }),
         );
+        await attributes.save(admin.id);
       } else {
-        await unwrap(api.POST('/api/v2/administrators', { body: { login_name: login, email, password, super_user: superUser, privileges } }));
+        const created = await unwrap(api.POST('/api/v2/administrators', { body: { login_name: login, email, password, super_user: superUser, privileges } }));
+        await attributes.save(created.id);
       }
     });
     if (ok) {
@@ -142,48 +129,46 @@ function EditAdministrator({ admin, onClose, onSaved }: { admin: Administrator |
     }
   };
   return (
-    <Dialog title={admin ? `Edit ${admin.login_name}` : 'New administrator'} open onClose={onClose}>
-      <form className="stack" onSubmit={(e) => void submit(e)}>
-        {action.error && <Notice kind="error">{action.error}</Notice>}
-        <label>
-          Login name
-          <input required minLength={3} value={login} onChange={(e) => setLogin(e.target.value)} />
-        </label>
-        <label>
-          E-mail
-          <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
-        </label>
-        <label>
-          {admin ? 'New password (leave empty to keep it)' : 'Password'}
-          <input type="password" autoComplete="new-password" required={!admin} minLength={6} value={password} onChange={(e) => setPassword(e.target.value)} />
-        </label>
-        <label className="inline">
-          <input type="checkbox" checked={superUser} onChange={(e) => setSuperUser(e.target.checked)} /> Super user (may do everything)
-        </label>
-        <fieldset disabled={superUser}>
-          <legend>Privileges</legend>
-          {AREAS.map((area) => (
-            <label key={area.key} className="inline">
-              <input type="checkbox" checked={superUser || privileges[area.key]} onChange={(e) => setPrivileges({ ...privileges, [area.key]: e.target.checked })} />{' '}
-              {area.label}
-            </label>
-          ))}
-        </fieldset>
-        {admin && admin.id !== me.id && (
-          <label className="inline">
-            <input type="checkbox" checked={disabled} onChange={(e) => setDisabled(e.target.checked)} /> Disabled (cannot sign in; their
-            sessions end)
+    <FormDialog
+      title={admin ? `Edit ${admin.login_name}` : 'New administrator'}
+      open
+      onClose={onClose}
+      onSubmit={submit}
+      submitLabel={admin ? 'Save' : 'Create'}
+      busy={action.busy}
+      error={action.error}
+    >
+      <label>
+        Login name
+        <input required minLength={3} value={login} onChange={(e) => setLogin(e.target.value)} />
+      </label>
+      <label>
+        E-mail
+        <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+      </label>
+      <label>
+        {admin ? 'New password (leave empty to keep it)' : 'Password'}
+        <input type="password" autoComplete="new-password" required={!admin} minLength={6} value={password} onChange={(e) => setPassword(e.target.value)} />
+      </label>
+      <label className="inline">
+        <input type="checkbox" checked={superUser} onChange={(e) => setSuperUser(e.target.checked)} /> Super user (may do everything)
+      </label>
+      <fieldset disabled={superUser}>
+        <legend>Privileges</legend>
+        {AREAS.map((area) => (
+          <label key={area.key} className="inline">
+            <input type="checkbox" checked={superUser || privileges[area.key]} onChange={(e) => setPrivileges({ ...privileges, [area.key]: e.target.checked })} />{' '}
+            {area.label}
           </label>
-        )}
-        <div className="dialog-actions">
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="button primary" disabled={action.busy}>
-            {admin ? 'Save' : 'Create'}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+        ))}
+      </fieldset>
+      {admin && admin.id !== me.id && (
+        <label className="inline">
+          <input type="checkbox" checked={disabled} onChange={(e) => setDisabled(e.target.checked)} /> Disabled (cannot sign in; their
+          sessions end)
+        </label>
+      )}
+      {attributes.fields}
+    </FormDialog>
   );
 }

@@ -1,8 +1,8 @@
-import { useEffect, useState } from 'react';
 import { api, unwrap } from '../api/client';
 import { useApi } from '../api/useApi';
-import { Link, navigate, useLocation, withQuery } from '../router';
-import { Empty, ErrorState, Loading, Pager, formatDate } from '../ui/kit';
+import { Link, useLocation, withQuery } from '../router';
+import { AddressPager, DataTable, DateTime, Loaded, useAddressFilter } from '../ui/data';
+import { Empty } from '../ui/kit';
 
 const PAGE = 50;
 
@@ -12,17 +12,9 @@ const PAGE = 50;
  */
 export default function BlacklistEntries({ version }: { version: number }) {
   const loc = useLocation();
-  const find = loc.query.get('find') ?? '';
   const after = Number(loc.query.get('after')) || 0;
-  const [filter, setFilter] = useState(find);
-
-  useEffect(() => setFilter(find), [find]);
   // Typing filters after a short pause, as the Subscribers search does.
-  useEffect(() => {
-    if (filter === find) return;
-    const timer = setTimeout(() => navigate(withQuery(loc, { find: filter, after: null }), { replace: true }), 300);
-    return () => clearTimeout(timer);
-  }, [filter, find, loc]);
+  const [find, filter, setFilter] = useAddressFilter('find');
 
   const page = useApi(
     () =>
@@ -43,51 +35,35 @@ export default function BlacklistEntries({ version }: { version: number }) {
           <input type="search" value={filter} placeholder="part of an address" onChange={(e) => setFilter(e.target.value)} />
         </label>
       </form>
-      {page.status === 'error' ? (
-        <ErrorState error={page.error} retry={page.reload} />
-      ) : !page.data ? (
-        <Loading />
-      ) : page.data.items.length === 0 ? (
-        <Empty title={find ? 'Nothing matches' : 'The blacklist is empty'}>
-          <p>{find ? 'Try another part of the address.' : 'Addresses added here or blacklisted elsewhere are listed.'}</p>
-        </Empty>
-      ) : (
-        <>
-          <div className="table-wrap" aria-busy={page.status === 'loading'}>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">E-mail</th>
-                  <th scope="col">Added</th>
-                  <th scope="col">Reason</th>
+      <Loaded
+        state={page}
+        isEmpty={(d) => d.items.length === 0}
+        empty={
+          <Empty title={find ? 'Nothing matches' : 'The blacklist is empty'}>
+            <p>{find ? 'Try another part of the address.' : 'Addresses added here or blacklisted elsewhere are listed.'}</p>
+          </Empty>
+        }
+      >
+        {(data) => (
+          <>
+            <DataTable busy={page.status === 'loading'} columns={[{ label: 'E-mail' }, { label: 'Added' }, { label: 'Reason', hideNarrow: true }]}>
+              {data.items.map((entry) => (
+                <tr key={entry.id}>
+                  {/* On a phone the reason column is hidden and the reason shows under the address (styles.css, data-narrow). */}
+                  <td className="break" data-narrow={entry.reason || undefined}>
+                    <Link to={withQuery(loc, { email: entry.email })}>{entry.email}</Link>
+                  </td>
+                  <td>
+                    <DateTime value={entry.added} />
+                  </td>
+                  <td className="hide-narrow muted">{entry.reason || '—'}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {page.data.items.map((entry) => (
-                  <tr key={entry.id}>
-                    <td>
-                      <Link to={withQuery(loc, { email: entry.email })}>{entry.email}</Link>
-                    </td>
-                    <td>{formatDate(entry.added)}</td>
-                    <td className="muted">{entry.reason || '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager
-            total={page.data.pagination.total}
-            shown={page.data.items.length}
-            atStart={after === 0}
-            firstHref={withQuery(loc, { after: null })}
-            nextHref={
-              page.data.pagination.has_more && page.data.pagination.next_cursor
-                ? withQuery(loc, { after: String(page.data.pagination.next_cursor) })
-                : null
-            }
-          />
-        </>
-      )}
+              ))}
+            </DataTable>
+            <AddressPager page={data} after={after} />
+          </>
+        )}
+      </Loaded>
     </section>
   );
 }

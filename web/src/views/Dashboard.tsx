@@ -2,6 +2,7 @@ import { lazy, Suspense, useMemo } from 'react';
 import { api, unwrap } from '../api/client';
 import { useApi } from '../api/useApi';
 import { can, useAuth } from '../auth';
+import { DataTable } from '../ui/data';
 import { ErrorState, Loading, PageHeader } from '../ui/kit';
 
 const Chart = lazy(() => import('../ui/Chart'));
@@ -78,47 +79,28 @@ export default function Dashboard() {
         {dashboard.recent_campaigns.length === 0 ? (
           <p className="muted">No campaign has been sent yet.</p>
         ) : (
-          // Focusable, so keyboard users can scroll it where the figures overflow a phone's width.
-          <div className="table-wrap" tabIndex={0} role="region" aria-label="Latest campaigns">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Campaign</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" className="hide-narrow">
-                    Date
-                  </th>
-                  <th scope="col" className="num">
-                    Sent
-                  </th>
-                  <th scope="col" className="num">
-                    Opens
-                  </th>
-                  <th scope="col" className="num">
-                    Clicks
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {dashboard.recent_campaigns.map((c) => (
-                  <tr key={c.id}>
-                    <td>{c.name}</td>
-                    <td>
-                      <span className="badge">{c.status ?? '—'}</span>
-                    </td>
-                    <td className="hide-narrow">{c.date ?? '—'}</td>
-                    <td className="num">{c.sent.toLocaleString('en')}</td>
-                    <td className="num">
-                      {c.unique_opens.toLocaleString('en')} ({c.open_rate})
-                    </td>
-                    <td className="num">
-                      {c.unique_clicks.toLocaleString('en')} ({c.click_rate})
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          // A named, focusable region, so keyboard users can scroll it where the figures overflow a phone's width.
+          <DataTable
+            region="Latest campaigns"
+            columns={[{ label: 'Campaign' }, { label: 'Status' }, { label: 'Date', hideNarrow: true }, { label: 'Sent', num: true }, { label: 'Opens', num: true }, { label: 'Clicks', num: true }]}
+          >
+            {dashboard.recent_campaigns.map((c) => (
+              <tr key={c.id}>
+                <td>{c.name}</td>
+                <td>
+                  <span className="badge">{c.status ?? '—'}</span>
+                </td>
+                <td className="hide-narrow">{c.date ?? '—'}</td>
+                <td className="num">{c.sent.toLocaleString('en')}</td>
+                <td className="num">
+                  {c.unique_opens.toLocaleString('en')} ({c.open_rate})
+                </td>
+                <td className="num">
+                  {c.unique_clicks.toLocaleString('en')} ({c.click_rate})
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </section>
     </>

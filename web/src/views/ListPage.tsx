@@ -1,9 +1,11 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api, fetchBlob, unwrap } from '../api/client';
 import type { List } from '../api/types';
 import { useApi } from '../api/useApi';
-import { Link, navigate, useLocation, withQuery } from '../router';
-import { ConfirmDialog, Dialog, Empty, ErrorState, Loading, Notice, PageHeader, Pager, SubscriberStatus, formatDate, useAction } from '../ui/kit';
+import { Link, navigate, useLocation } from '../router';
+import { AddressPager, DataTable, DateTime, Loaded } from '../ui/data';
+import { FormDialog } from '../ui/FormDialog';
+import { ConfirmDialog, Empty, ErrorState, Loading, Notice, PageHeader, SubscriberStatus, formatDate, useAction } from '../ui/kit';
 
 const PAGE = 50;
 
@@ -83,63 +85,41 @@ export default function ListPage({ id }: { id: number }) {
           Add members
         </button>
       </div>
-      {members.status === 'error' ? (
-        <ErrorState error={members.error} retry={members.reload} />
-      ) : !members.data ? (
-        <Loading />
-      ) : members.data.items.length === 0 ? (
-        <Empty title={after ? 'No more members' : 'This list has no members yet'}>
-          <p>Add people by e-mail, or import a CSV file.</p>
-        </Empty>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">E-mail</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" className="hide-narrow">
-                    Since
-                  </th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
+      <Loaded
+        state={members}
+        isEmpty={(d) => d.items.length === 0}
+        empty={
+          <Empty title={after ? 'No more members' : 'This list has no members yet'}>
+            <p>Add people by e-mail, or import a CSV file.</p>
+          </Empty>
+        }
+      >
+        {(data) => (
+          <>
+            <DataTable columns={[{ label: 'E-mail' }, { label: 'Status' }, { label: 'Since', hideNarrow: true }, { label: 'Actions', hiddenLabel: true }]}>
+              {data.items.map((m) => (
+                <tr key={m.id}>
+                  <td className="break">
+                    <Link to={`subscribers/${m.id}`}>{m.email}</Link>
+                  </td>
+                  <td>
+                    <SubscriberStatus confirmed={m.confirmed} blacklisted={m.blacklisted} />
+                  </td>
+                  <td className="hide-narrow">
+                    <DateTime value={m.created_at} />
+                  </td>
+                  <td className="num">
+                    <button type="button" className="button subtle" onClick={() => setRemoving(m.email)} aria-label={`Remove ${m.email}`}>
+                      Remove
+                    </button>
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {members.data.items.map((m) => (
-                  <tr key={m.id}>
-                    <td>
-                      <Link to={`subscribers/${m.id}`}>{m.email}</Link>
-                    </td>
-                    <td>
-                      <SubscriberStatus confirmed={m.confirmed} blacklisted={m.blacklisted} />
-                    </td>
-                    <td className="hide-narrow">{formatDate(m.created_at)}</td>
-                    <td className="num">
-                      <button type="button" className="button subtle" onClick={() => setRemoving(m.email)} aria-label={`Remove ${m.email}`}>
-                        Remove
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager
-            total={members.data.pagination.total}
-            shown={members.data.items.length}
-            atStart={after === 0}
-            firstHref={withQuery(loc, { after: null })}
-            nextHref={
-              members.data.pagination.has_more && members.data.pagination.next_cursor
-                ? withQuery(loc, { after: String(members.data.pagination.next_cursor) })
-                : null
-            }
-          />
-        </>
-      )}
+              ))}
+            </DataTable>
+            <AddressPager page={data} after={after} />
+          </>
+        )}
+      </Loaded>
 
       <EditList list={info} open={editing} onClose={() => setEditing(false)} onSaved={list.reload} />
       <AddMembers
@@ -190,8 +170,7 @@ function EditList({ list, open, onClose, onSaved }: { list: List; open: boolean;
   const [description, setDescription] = useState(list.description ?? '');
   const [isPublic, setPublic] = useState(list.public);
   const action = useAction();
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
+  const submit = async () => {
     const ok = await action.run(async () => {
       // PUT replaces every field, so the ones this form does not show are sent as they are.
       await unwrap(
@@ -215,30 +194,19 @@ function EditList({ list, open, onClose, onSaved }: { list: List; open: boolean;
     }
   };
   return (
-    <Dialog title="Edit list" open={open} onClose={onClose}>
-      <form className="stack" onSubmit={(e) => void submit(e)}>
-        {action.error && <Notice kind="error">{action.error}</Notice>}
-        <label>
-          Name
-          <input required value={name} onChange={(e) => setName(e.target.value)} />
-        </label>
-        <label>
-          Description
-          <textarea value={description} onChange={(e) => setDescription(e.target.value)} />
-        </label>
-        <label className="inline">
-          <input type="checkbox" checked={isPublic} onChange={(e) => setPublic(e.target.checked)} /> Public
-        </label>
-        <div className="dialog-actions">
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="button primary" disabled={action.busy}>
-            Save
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog title="Edit list" open={open} onClose={onClose} onSubmit={submit} submitLabel="Save" busy={action.busy} error={action.error}>
+      <label>
+        Name
+        <input required value={name} onChange={(e) => setName(e.target.value)} />
+      </label>
+      <label>
+        Description
+        <textarea value={description} onChange={(e) => setDescription(e.target.value)} />
+      </label>
+      <label className="inline">
+        <input type="checkbox" checked={isPublic} onChange={(e) => setPublic(e.target.checked)} /> Public
+      </label>
+    </FormDialog>
   );
 }
 
@@ -246,8 +214,7 @@ function AddMembers({ listId, open, onClose, onAdded }: { listId: number; open: 
   const [text, setText] = useState('');
   const [autoConfirm, setAutoConfirm] = useState(true);
   const action = useAction();
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
+  const submit = async () => {
     const emails = [...new Set(text.split(/[\s,;]+/).filter(Boolean))];
     let added = 0;
     const ok = await action.run(async () => {
@@ -269,33 +236,21 @@ function AddMembers({ listId, open, onClose, onAdded }: { listId: number; open: 
     }
   };
   return (
-    <Dialog title="Add members" open={open} onClose={onClose}>
-      <form className="stack" onSubmit={(e) => void submit(e)}>
-        {action.error && <Notice kind="error">{action.error}</Notice>}
-        <label>
-          E-mail addresses (one a line, or separated by commas)
-          <textarea required value={text} onChange={(e) => setText(e.target.value)} rows={6} />
+    <FormDialog title="Add members" open={open} onClose={onClose} onSubmit={submit} submitLabel="Add" busy={action.busy} error={action.error}>
+      <label>
+        E-mail addresses (one a line, or separated by commas)
+        <textarea required value={text} onChange={(e) => setText(e.target.value)} rows={6} />
+      </label>
+      <fieldset>
+        <legend>New members are</legend>
+        <label className="inline">
+          <input type="radio" name="confirm" checked={autoConfirm} onChange={() => setAutoConfirm(true)} /> Confirmed now
         </label>
-        <fieldset>
-          <legend>New members are</legend>
-          <label className="inline">
-            <input type="radio" name="confirm" checked={autoConfirm} onChange={() => setAutoConfirm(true)} /> Confirmed now
-          </label>
-          <label className="inline">
-            <input type="radio" name="confirm" checked={!autoConfirm} onChange={() => setAutoConfirm(false)} /> Sent a confirmation
-            mail
-          </label>
-        </fieldset>
-        <p className="muted">Blacklisted addresses are skipped.</p>
-        <div className="dialog-actions">
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="button primary" disabled={action.busy}>
-            Add
-          </button>
-        </div>
-      </form>
-    </Dialog>
+        <label className="inline">
+          <input type="radio" name="confirm" checked={!autoConfirm} onChange={() => setAutoConfirm(false)} /> Sent a confirmation mail
+        </label>
+      </fieldset>
+      <p className="muted">Blacklisted addresses are skipped.</p>
+    </FormDialog>
   );
 }

@@ -1,8 +1,10 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api, unwrap } from '../api/client';
 import { useApi } from '../api/useApi';
-import { Link, navigate, useLocation, withQuery } from '../router';
-import { Dialog, Empty, ErrorState, Loading, Notice, PageHeader, Pager, useAction } from '../ui/kit';
+import { Link, navigate, useLocation } from '../router';
+import { AddressPager, DataTable, Loaded } from '../ui/data';
+import { FormDialog } from '../ui/FormDialog';
+import { Empty, PageHeader, useAction } from '../ui/kit';
 
 const PAGE = 50;
 
@@ -23,7 +25,6 @@ export default function Lists() {
     return { ...lists, counts };
   }, [after]);
 
-  const counts = page.data?.counts ?? [];
   return (
     <>
       <PageHeader title="Lists">
@@ -32,53 +33,33 @@ export default function Lists() {
         </button>
       </PageHeader>
       <CreateList open={creating} onClose={() => setCreating(false)} />
-      {page.status === 'error' ? (
-        <ErrorState error={page.error} retry={page.reload} />
-      ) : !page.data ? (
-        <Loading />
-      ) : page.data.items.length === 0 ? (
-        <Empty title="No lists yet">
-          <p>Create a list to start collecting subscribers.</p>
-        </Empty>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col" className="hide-narrow">
-                    Description
-                  </th>
-                  <th scope="col">Visibility</th>
-                  <th scope="col" className="num">
-                    Members
-                  </th>
+      <Loaded
+        state={page}
+        isEmpty={(d) => d.items.length === 0}
+        empty={
+          <Empty title="No lists yet">
+            <p>Create a list to start collecting subscribers.</p>
+          </Empty>
+        }
+      >
+        {(data) => (
+          <>
+            <DataTable columns={[{ label: 'Name' }, { label: 'Description', hideNarrow: true }, { label: 'Visibility' }, { label: 'Members', num: true }]}>
+              {data.items.map((list, i) => (
+                <tr key={list.id}>
+                  <td>
+                    <Link to={`lists/${list.id}`}>{list.name}</Link>
+                  </td>
+                  <td className="hide-narrow muted">{list.description || '—'}</td>
+                  <td>{list.public ? <span className="badge good">Public</span> : <span className="badge">Private</span>}</td>
+                  <td className="num">{data.counts[i]?.toLocaleString('en')}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {page.data.items.map((list, i) => (
-                  <tr key={list.id}>
-                    <td>
-                      <Link to={`lists/${list.id}`}>{list.name}</Link>
-                    </td>
-                    <td className="hide-narrow muted">{list.description || '—'}</td>
-                    <td>{list.public ? <span className="badge good">Public</span> : <span className="badge">Private</span>}</td>
-                    <td className="num">{counts[i]?.toLocaleString('en')}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager
-            total={page.data.pagination.total}
-            shown={page.data.items.length}
-            atStart={after === 0}
-            firstHref={withQuery(loc, { after: null })}
-            nextHref={page.data.pagination.has_more && page.data.pagination.next_cursor ? withQuery(loc, { after: String(page.data.pagination.next_cursor) }) : null}
-          />
-        </>
-      )}
+              ))}
+            </DataTable>
+            <AddressPager page={data} after={after} />
+          </>
+        )}
+      </Loaded>
     </>
   );
 }
@@ -88,38 +69,24 @@ function CreateList({ open, onClose }: { open: boolean; onClose: () => void }) {
   const [description, setDescription] = useState('');
   const [isPublic, setPublic] = useState(false);
   const action = useAction();
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    await action.run(async () => {
+  const submit = () =>
+    action.run(async () => {
       const list = await unwrap(api.POST('/api/v2/lists', { body: { name, description: description || null, public: isPublic } }));
       navigate(`lists/${list.id}`);
     });
-  };
   return (
-    <Dialog title="New list" open={open} onClose={onClose}>
-      <form className="stack" onSubmit={(e) => void submit(e)}>
-        {action.error && <Notice kind="error">{action.error}</Notice>}
-        <label>
-          Name
-          <input required value={name} onChange={(e) => setName(e.target.value)} />
-        </label>
-        <label>
-          Description
-          <textarea value={description} onChange={(e) => setDescription(e.target.value)} />
-        </label>
-        <label className="inline">
-          <input type="checkbox" checked={isPublic} onChange={(e) => setPublic(e.target.checked)} /> Public (people can subscribe
-          themselves)
-        </label>
-        <div className="dialog-actions">
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="button primary" disabled={action.busy}>
-            Create list
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog title="New list" open={open} onClose={onClose} onSubmit={submit} submitLabel="Create list" busy={action.busy} error={action.error}>
+      <label>
+        Name
+        <input required value={name} onChange={(e) => setName(e.target.value)} />
+      </label>
+      <label>
+        Description
+        <textarea value={description} onChange={(e) => setDescription(e.target.value)} />
+      </label>
+      <label className="inline">
+        <input type="checkbox" checked={isPublic} onChange={(e) => setPublic(e.target.checked)} /> Public (people can subscribe themselves)
+      </label>
+    </FormDialog>
   );
 }

@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { ApiError} from '../api/client';
 import { api, session, unwrap } from '../api/client';
+import { formatWait, useWait } from '../ui/wait';
 
 /** Sign-in form. A 429 from the login throttle is shown with its wait, counted down. */
 export function SignIn({ onSignedIn, expired }: { onSignedIn: () => void; expired: boolean }) {
@@ -8,20 +9,11 @@ export function SignIn({ onSignedIn, expired }: { onSignedIn: () => void; expire
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [waitUntil, setWaitUntil] = useState<number | null>(null);
-  const [now, setNow] = useState(() => Date.now());
+  const throttle = useWait();
 
   useEffect(() => {
     document.title = 'Sign in · Mailroom';
   }, []);
-  useEffect(() => {
-    if (waitUntil === null) return;
-    const timer = setInterval(() => {
-      setNow(Date.now());
-      if (Date.now() >= waitUntil) setWaitUntil(null);
-    }, 1000);
-    return () => clearInterval(timer);
-  }, [waitUntil]);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -34,8 +26,7 @@ export function SignIn({ onSignedIn, expired }: { onSignedIn: () => void; expire
     } catch (err) {
       const e = err as ApiError;
       if (e.status === 429) {
-        setWaitUntil(Date.now() + (e.retryAfter ?? 60) * 1000);
-        setNow(Date.now());
+        throttle.start(e.retryAfter ?? 60);
         setError(null);
       } else setError(e.status === 401 ? 'The login name or password is wrong.' : e.message);
     } finally {
@@ -43,7 +34,7 @@ export function SignIn({ onSignedIn, expired }: { onSignedIn: () => void; expire
     }
   };
 
-  const wait = waitUntil === null ? 0 : Math.max(0, Math.ceil((waitUntil - now) / 1000));
+  const wait = throttle.seconds;
   return (
     <main className="sign-in">
       <form className="card sign-in-card" onSubmit={(e) => void submit(e)}>
@@ -87,10 +78,4 @@ export function SignIn({ onSignedIn, expired }: { onSignedIn: () => void; expire
       </form>
     </main>
   );
-}
-
-function formatWait(seconds: number): string {
-  if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;
-  const minutes = Math.ceil(seconds / 60);
-  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }

@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { api, unwrap } from '../api/client';
 import type { Answer } from '../api/types';
 import { useApi } from '../api/useApi';
-import { ErrorState, Loading, formatDate } from '../ui/kit';
+import { DataTable, DateTime } from '../ui/data';
+import { ErrorState, Loading } from '../ui/kit';
 
 const PAGE = 25;
 type Item = Answer<'/api/v2/bounces', 'get'>['items'][number];
@@ -25,30 +26,18 @@ export default function SubscriberBounces({ subscriberId }: { subscriberId: numb
   const { has_more: hasMore, next_cursor: next, total } = page.data.pagination;
   return (
     <div className="stack">
-      <div className="table-wrap" data-testid="subscriber-bounces">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Campaign</th>
-              <th scope="col">Status</th>
-              <th scope="col" className="hide-narrow">
-                Diagnosis
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((b) => (
-              <tr key={b.id}>
-                <td>{formatDate(b.date)}</td>
-                <td>{b.message_subject ?? (b.message_id ? `#${b.message_id}` : '—')}</td>
-                <td>{b.status ?? '—'}</td>
-                <td className="hide-narrow muted">{b.comment || '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable testId="subscriber-bounces" columns={[{ label: 'When' }, { label: 'Campaign' }, { label: 'Status' }, { label: 'Diagnosis', hideNarrow: true }]}>
+        {shown.map((b) => (
+          <tr key={b.id}>
+            <td>
+              <DateTime value={b.date} />
+            </td>
+            <td>{b.message_subject ?? (b.message_id ? `#${b.message_id}` : '—')}</td>
+            <td>{b.status ?? '—'}</td>
+            <td className="hide-narrow muted">{b.comment || '—'}</td>
+          </tr>
+        ))}
+      </DataTable>
       <p className="muted">
         {shown.length} shown of {total.toLocaleString('en')}
       </p>

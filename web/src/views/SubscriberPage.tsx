@@ -6,6 +6,7 @@ import { can, useAuth } from '../auth';
 import { Link, navigate } from '../router';
 import { AttributeField } from '../ui/AttributeField';
 import SubscriberBounces from './SubscriberBounces';
+import { DataTable, DateTime } from '../ui/data';
 import { ConfirmDialog, ErrorState, Loading, Notice, PageHeader, SubscriberStatus, formatDate, useAction } from '../ui/kit';
 
 /** One subscriber: flags and actions, attribute values with a control per type, lists joined and left, history. */
@@ -87,28 +88,17 @@ export default function SubscriberPage({ id }: { id: number }) {
       {s.history.length === 0 ? (
         <p className="muted">No history yet.</p>
       ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">What</th>
-                <th scope="col" className="hide-narrow">
-                  Detail
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {[...s.history].reverse().map((h) => (
-                <tr key={h.id}>
-                  <td>{formatDate(h.created_at)}</td>
-                  <td>{h.summary}</td>
-                  <td className="hide-narrow muted">{h.detail}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={[{ label: 'When' }, { label: 'What' }, { label: 'Detail', hideNarrow: true }]}>
+          {[...s.history].reverse().map((h) => (
+            <tr key={h.id}>
+              <td>
+                <DateTime value={h.created_at} />
+              </td>
+              <td>{h.summary}</td>
+              <td className="hide-narrow muted">{h.detail}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {mayReadBounces && (
         <>

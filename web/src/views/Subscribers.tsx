@@ -1,8 +1,10 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api, unwrap } from '../api/client';
 import { useApi } from '../api/useApi';
 import { Link, navigate, useLocation, withQuery } from '../router';
-import { Dialog, Empty, ErrorState, Loading, Notice, PageHeader, Pager, SubscriberStatus, formatDate, useAction } from '../ui/kit';
+import { AddressPager, DataTable, DateTime, Loaded, useAddressFilter } from '../ui/data';
+import { FormDialog } from '../ui/FormDialog';
+import { Empty, PageHeader, SubscriberStatus, useAction } from '../ui/kit';
 
 const PAGE = 50;
 type Flag = 'true' | 'false' | undefined;
@@ -11,21 +13,13 @@ const flag = (value: string | null): Flag => (value === 'true' || value === 'fal
 /** Search by e-mail substring (trigram index), filters and cursor paging, all kept in the address. */
 export default function Subscribers() {
   const loc = useLocation();
-  const q = loc.query.get('q') ?? '';
   const confirmed = flag(loc.query.get('confirmed'));
   const blacklisted = flag(loc.query.get('blacklisted'));
   const listId = Number(loc.query.get('list')) || 0;
   const after = Number(loc.query.get('after')) || 0;
-  const [search, setSearch] = useState(q);
-  const [creating, setCreating] = useState(false);
-
-  useEffect(() => setSearch(q), [q]);
   // Typing searches after a short pause; the address follows, so a search can be bookmarked.
-  useEffect(() => {
-    if (search === q) return;
-    const timer = setTimeout(() => navigate(withQuery(loc, { q: search, after: null }), { replace: true }), 300);
-    return () => clearTimeout(timer);
-  }, [search, q, loc]);
+  const [q, search, setSearch] = useAddressFilter('q');
+  const [creating, setCreating] = useState(false);
 
   const page = useApi(
     () =>
@@ -92,55 +86,37 @@ export default function Subscribers() {
         </label>
       </form>
       <div className="spacer" />
-      {page.status === 'error' ? (
-        <ErrorState error={page.error} retry={page.reload} />
-      ) : !page.data ? (
-        <Loading />
-      ) : page.data.items.length === 0 ? (
-        <Empty title={filtered ? 'Nobody matches' : 'No subscribers yet'}>
-          <p>{filtered ? 'Try another search or filter.' : 'Add subscribers or import a CSV file.'}</p>
-        </Empty>
-      ) : (
-        <>
-          <div className="table-wrap" aria-busy={page.status === 'loading'}>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">E-mail</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" className="hide-narrow">
-                    Lists
-                  </th>
-                  <th scope="col" className="hide-narrow">
-                    Created
-                  </th>
+      <Loaded
+        state={page}
+        isEmpty={(d) => d.items.length === 0}
+        empty={
+          <Empty title={filtered ? 'Nobody matches' : 'No subscribers yet'}>
+            <p>{filtered ? 'Try another search or filter.' : 'Add subscribers or import a CSV file.'}</p>
+          </Empty>
+        }
+      >
+        {(data) => (
+          <>
+            <DataTable busy={page.status === 'loading'} columns={[{ label: 'E-mail' }, { label: 'Status' }, { label: 'Lists', hideNarrow: true }, { label: 'Created', hideNarrow: true }]}>
+              {data.items.map((s) => (
+                <tr key={s.id}>
+                  <td className="break">
+                    <Link to={`subscribers/${s.id}`}>{s.email}</Link>
+                  </td>
+                  <td>
+                    <SubscriberStatus confirmed={s.confirmed} blacklisted={s.blacklisted} />
+                  </td>
+                  <td className="hide-narrow muted">{s.subscribed_lists.map((l) => l.name).join(', ') || '—'}</td>
+                  <td className="hide-narrow">
+                    <DateTime value={s.created_at} />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {page.data.items.map((s) => (
-                  <tr key={s.id}>
-                    <td>
-                      <Link to={`subscribers/${s.id}`}>{s.email}</Link>
-                    </td>
-                    <td>
-                      <SubscriberStatus confirmed={s.confirmed} blacklisted={s.blacklisted} />
-                    </td>
-                    <td className="hide-narrow muted">{s.subscribed_lists.map((l) => l.name).join(', ') || '—'}</td>
-                    <td className="hide-narrow">{formatDate(s.created_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager
-            total={page.data.pagination.total}
-            shown={page.data.items.length}
-            atStart={after === 0}
-            firstHref={withQuery(loc, { after: null })}
-            nextHref={page.data.pagination.has_more && page.data.pagination.next_cursor ? withQuery(loc, { after: String(page.data.pagination.next_cursor) }) : null}
-          />
-        </>
-      )}
+              ))}
+            </DataTable>
+            <AddressPager page={data} after={after} />
+          </>
+        )}
+      </Loaded>
       <CreateSubscriber open={creating} onClose={() => setCreating(false)} />
     </>
   );
@@ -150,34 +126,21 @@ function CreateSubscriber({ open, onClose }: { open: boolean; onClose: () => voi
   const [email, setEmail] = useState('');
   const [requestConfirmation, setRequestConfirmation] = useState(false);
   const action = useAction();
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    await action.run(async () => {
+  const submit = () =>
+    action.run(async () => {
       const s = await unwrap(api.POST('/api/v2/subscribers', { body: { email, request_confirmation: requestConfirmation } }));
       navigate(`subscribers/${s.id}`);
     });
-  };
   return (
-    <Dialog title="New subscriber" open={open} onClose={onClose}>
-      <form className="stack" onSubmit={(e) => void submit(e)}>
-        {action.error && <Notice kind="error">{action.error}</Notice>}
-        <label>
-          E-mail
-          <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
-        </label>
-        <label className="inline">
-          <input type="checkbox" checked={requestConfirmation} onChange={(e) => setRequestConfirmation(e.target.checked)} /> Send a
-          confirmation mail (otherwise confirmed now)
-        </label>
-        <div className="dialog-actions">
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="button primary" disabled={action.busy}>
-            Create
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog title="New subscriber" open={open} onClose={onClose} onSubmit={submit} submitLabel="Create" busy={action.busy} error={action.error}>
+      <label>
+        E-mail
+        <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+      </label>
+      <label className="inline">
+        <input type="checkbox" checked={requestConfirmation} onChange={(e) => setRequestConfirmation(e.target.checked)} /> Send a confirmation
+        mail (otherwise confirmed now)
+      </label>
+    </FormDialog>
   );
 }
