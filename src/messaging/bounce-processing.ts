@@ -1,13 +1,15 @@
 import type { AppContext } from '../context.js';
 import type { Executor } from '../db/client.js';
 import { compileBounceRule, matchesBounceRule, type BounceRulePattern } from './bounce-rule.pattern.js';
+import { consecutiveWalk, decideBounce, type BounceAction, type BounceFacts, type MatchedBy } from './bounce-decision.js';
 import * as repo from './bounce-processing.repository.js';
+import { deliveryOfAddresses } from '../sending/verp.js';
 import { readBounce, type BounceKind, type BounceReport } from './dsn.js';
 
 /*
  * Bounce processing (issue 6): a bounce message, from the mailbox or POST /bounces/inbound, is read (dsn.ts) and
- * then matched to what was sent, stored once and acted on, atomically, in one database call (repo.recordBounce;
- * the matching order is in src/db/routines/040_record_bounce.sql):
+ * then matched to what was sent (bounce-processing.repository.ts, matchBounce: the order of certainty), stored
+ * once and acted on, atomically, in one transaction; what it does is decided in bounce-decision.ts:
  *
  * 1. the first active bounce rule (list_order, id) whose pattern matches the bounce text applies its action
  *    (reference §5.16) and counts the match;
@@ -21,15 +23,10 @@ import { readBounce, type BounceKind, type BounceReport } from './dsn.js';
  * A report that is not a failure (a "delivered" DSN) is stored and nothing else happens.
  *
  * The campaign's bounce count, its counters row and the rule's match count are added to a moment later, not in the
- * bounce's transaction (bounce-counts.ts; why in 040_record_bounce.sql, "Durability"): foldBounceCounts does it now.
+ * bounce's transaction (bounce-counts.ts; why in 040_bounce_counts.sql, "Durability"): foldBounceCounts does it now.
  */
 
-export type MatchedBy = 'delivery' | 'campaign_subscriber' | 'message_id' | 'recipient';
-
-export interface BounceAction {
-  readonly action: 'counted' | 'blacklisted' | 'unconfirmed' | 'confirmed' | 'subscriber_deleted' | 'bounce_deleted';
-  readonly reason: string;
-}
+export type { BounceAction, MatchedBy };
 
 export interface BounceOutcome {
   /** The bounce's id (gone from the table when a rule deleted it: see the `bounce_deleted` action). */
@@ -136,79 +133,56 @@ function describe(report: BounceReport): { label: string; description: string } 
 /** PostgreSQL text cannot hold NUL characters; a bounce may carry them. */
 const strip = (text: string) => text.split('\u0000').join('');
 
-/** What a rule's action (reference §5.16) asks for. */
-function ruleEffects(rule: ActiveRule) {
-  const a = rule.action;
-  return {
-    id: rule.id,
-    blacklist: a.startsWith('blacklistuser') || a.startsWith('blacklistemail'),
-    // `blacklistemail…` also blacklists the failed address when no subscriber has it.
-    blacklistRecipient: a.startsWith('blacklistemail'),
-    unconfirm: a.startsWith('unconfirmuser'),
-    confirm: a === 'decreasecountconfirmuseranddeletebounce',
-    deleteSubscriber: a.startsWith('deleteuser'),
-    deleteBounce: a.endsWith('deletebounce') || a === 'deleteuserandbounce',
-    // These two say the message is no bounce (an auto-reply, noise): not counted, nothing automatic.
-    noBounce: a === 'deletebounce' || a === 'decreasecountconfirmuseranddeletebounce',
-  };
-}
-
+/** Matches, decides (bounce-decision.ts) and writes, in one transaction: the subscriber's row is locked throughout. */
 async function record(ctx: AppContext, report: BounceReport, rule: ActiveRule | null, source: BounceSource): Promise<BounceOutcome> {
   const { label, description } = describe(report);
-  const about = `${label} ({campaign}, bounce {id})`;
-  const effects = rule ? ruleEffects(rule) : null;
-  const failure = report.kind !== null;
-  const counted = failure && report.kind !== 'complaint' && !effects?.noBounce;
-  const immediate = report.kind === 'hard' || report.kind === 'complaint';
-  const ruleReason = rule ? `Bounce rule ${rule.id} (${rule.action}) matched ${about}` : '';
-  const thresholdReason = '{n} consecutive bounces, threshold reached';
-  const done = await repo.recordBounce(ctx.db, {
-    key: report.key,
-    kind: report.kind,
-    comment: strip(description).slice(0, 1000),
-    header: strip(report.header),
-    data: strip(report.text),
+  const facts: BounceFacts = { kind: report.kind, label, description: strip(description), rule: rule && { id: rule.id, action: rule.action }, source };
+  const thresholds = { unconfirm: ctx.config.bounces.unconfirmThreshold, blacklist: ctx.config.bounces.blacklistThreshold };
+  const evidence = {
+    verpDeliveryId: deliveryOfAddresses(ctx.secrets.linkToken, report.addressedTo),
     returned: report.returned,
     recipient: report.recipient,
-    counted,
-    immediate,
-    automatic: failure && !effects?.noBounce,
-    unconfirmThreshold: ctx.config.bounces.unconfirmThreshold,
-    blacklistThreshold: ctx.config.bounces.blacklistThreshold,
-    rule: effects,
-    text: {
-      firstSummary: report.kind === 'complaint' ? 'Complaint' : 'Bounce',
-      description: strip(description),
-      suffix: ' ({campaign}, bounce {id})',
-      about,
-      ruleReason,
-      thresholdReason,
-      systemInfo: `Bounce processing (${source === 'http' ? 'HTTP' : 'mailbox'})`,
-    },
-  });
-  const outcome = {
-    id: done.bounceId,
-    status: done.status,
-    kind: done.kind as BounceKind | null,
-    campaignId: done.campaignId,
-    subscriberId: done.subscriberId,
-    matchedBy: done.matchedBy,
   };
-  if (done.duplicate) return { ...outcome, ruleId: null, duplicate: true, actions: [] };
+  const done = await ctx.db.transaction(async (tx) => {
+    const match = await repo.matchBounce(tx, evidence, consecutiveWalk(facts, thresholds));
+    const receipt = await repo.claimReceipt(tx, report.key);
+    if (receipt.duplicate) return { match, receipt, decision: null };
+    const decision = decideBounce(receipt.bounceId, facts, match, thresholds);
+    await repo.writeBounce(
+      tx,
+      receipt.bounceId,
+      { key: report.key, kind: report.kind, comment: strip(description).slice(0, 1000), header: strip(report.header), data: strip(report.text) },
+      decision,
+    );
+    return { match, receipt, decision };
+  });
+  const { match, receipt, decision } = done;
+  if (decision === null) {
+    // Processed before: what was stored then (unless a rule deleted the bounce), nothing done again.
+    const kept = receipt.kept;
+    const status = match.subscriber === null ? 'unidentified' : report.kind === 'complaint' ? 'complaint' : match.campaignId === null ? 'bounced subscriber' : 'bounced list message';
+    return {
+      id: receipt.bounceId,
+      status: kept?.status ?? status,
+      kind: ((kept ? kept.kind : report.kind) ?? null) as BounceKind | null,
+      campaignId: kept ? kept.campaignId : match.campaignId,
+      subscriberId: kept ? kept.subscriberId : (match.subscriber?.id ?? null),
+      matchedBy: match.matchedBy,
+      ruleId: null,
+      duplicate: true,
+      actions: [],
+    };
+  }
   ctx.bounceCounts.recorded();
-
-  const campaign = done.campaignId === null ? 'no campaign' : `campaign ${done.campaignId}`;
-  const fill = (text: string) =>
-    text.replaceAll('{id}', String(done.bounceId)).replaceAll('{campaign}', campaign).replaceAll('{n}', String(done.consecutive));
-  const actions: BounceAction[] = [];
-  if (done.subscriberFound && counted) actions.push({ action: 'counted', reason: `${fill(about)}: bounce count + 1` });
-  if (done.ruleBlacklisted) actions.push({ action: 'blacklisted', reason: fill(ruleReason) });
-  if (done.ruleUnconfirmed) actions.push({ action: 'unconfirmed', reason: fill(ruleReason) });
-  if (done.ruleConfirmed) actions.push({ action: 'confirmed', reason: fill(ruleReason) });
-  if (done.subscriberDeleted) actions.push({ action: 'subscriber_deleted', reason: fill(ruleReason) });
-  const autoReason = fill(immediate ? about : thresholdReason);
-  if (done.autoBlacklisted) actions.push({ action: 'blacklisted', reason: autoReason });
-  if (done.autoUnconfirmed) actions.push({ action: 'unconfirmed', reason: autoReason });
-  if (effects?.deleteBounce) actions.push({ action: 'bounce_deleted', reason: `Bounce rule ${rule!.id} (${rule!.action})` });
-  return { ...outcome, ruleId: rule?.id ?? null, duplicate: false, actions };
+  return {
+    id: receipt.bounceId,
+    status: decision.status,
+    kind: report.kind,
+    campaignId: decision.campaignId,
+    subscriberId: match.subscriber?.id ?? null,
+    matchedBy: match.matchedBy,
+    ruleId: rule?.id ?? null,
+    duplicate: false,
+    actions: decision.actions,
+  };
 }

@@ -5,7 +5,8 @@ import { loadConfig } from '../../src/config.js';
 import { queryRows } from '../../src/db/client.js';
 import { bounceCountIncrements, bounceRules, campaignCounters, campaigns } from '../../src/db/schema/index.js';
 import { BounceCounts } from '../../src/messaging/bounce-counts.js';
-import { foldBounceCounts as foldInDatabase } from '../../src/messaging/bounce-processing.repository.js';
+import { consecutiveWalk, decideBounce } from '../../src/messaging/bounce-decision.js';
+import { claimReceipt, foldBounceCounts as foldInDatabase, matchBounce, writeBounce } from '../../src/messaging/bounce-processing.repository.js';
 import { foldBounceCounts } from '../../src/messaging/bounce-processing.js';
 import { createCampaign, createDelivery, createSubscriber } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
@@ -67,19 +68,20 @@ async function until(check: () => Promise<boolean>, ms = 5000) {
 }
 
 describe('durability', () => {
-  test('a bounce commits synchronously: record_bounce no longer turns synchronous_commit off', async () => {
+  test('a bounce commits synchronously: its transaction never turns synchronous_commit off', async () => {
+    // record_bounce (PL/pgSQL, gone with issue 16) once did; the TypeScript write path must not either.
     const campaign = await createCampaign(t.db, { status: 'sent' });
     const subscriber = await createSubscriber(t.db, { confirmed: true });
     const delivery = await createDelivery(t.db, campaign.id, subscriber.id);
     const setting = await t.db.transaction(async (tx) => {
       const before = await queryRows<{ s: string }>(tx, sql`select current_setting('synchronous_commit') as s`);
-      const payload = {
-        key: `<sync-${delivery.id}@test.example>`, kind: 'soft', comment: 'Soft bounce', header: '', data: '',
-        h_delivery_id: delivery.id, counted: true, immediate: false, automatic: true, unconfirm_threshold: 3,
-        blacklist_threshold: 5, first_summary: 'Bounce', description: 'Soft bounce', suffix: '', about: '',
-        rule_reason: '', threshold_reason: '', system_info: 'test',
-      };
-      await tx.execute(sql`select record_bounce(${JSON.stringify(payload)}::jsonb)`);
+      const returned = { deliveryId: delivery.id, campaignId: null, subscriberUid: null, messageId: null, foundIn: 'part' as const };
+      const facts = { kind: 'soft' as const, label: 'Soft bounce', description: 'Soft bounce', rule: null, source: 'http' as const };
+      const thresholds = { unconfirm: 3, blacklist: 5 };
+      const match = await matchBounce(tx, { verpDeliveryId: null, returned, recipient: null }, consecutiveWalk(facts, thresholds));
+      const receipt = await claimReceipt(tx, `<sync-${delivery.id}@test.example>`);
+      const texts = { key: `<sync-${delivery.id}@test.example>`, kind: 'soft', comment: 'Soft bounce', header: '', data: '' };
+      await writeBounce(tx, receipt.bounceId, texts, decideBounce(receipt.bounceId, facts, match, thresholds));
       const after = await queryRows<{ s: string }>(tx, sql`select current_setting('synchronous_commit') as s`);
       return { before: before[0]!.s, after: after[0]!.s };
     });
