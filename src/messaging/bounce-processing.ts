@@ -87,15 +87,19 @@ function compile(regex: string): BounceRulePattern | null {
 
 /**
  * Processes one raw bounce message. Throws MessageFormatError (dsn.ts) when the bytes are not an e-mail.
- * `rules`: the active rules, when the caller processes a batch with one set.
+ * `rules`: the active rules, when the caller processes a batch with one set. `envelopeRecipient`: the address the
+ * message was delivered to (the SMTP RCPT TO), when the caller knows it.
  */
 export async function processBounce(
   ctx: AppContext,
   raw: Buffer,
   source: BounceSource,
   rules?: readonly ActiveRule[],
+  envelopeRecipient?: string,
 ): Promise<BounceOutcome> {
-  const report = readBounce(raw, ctx.config.bounces.readTimeoutMs);
+  const read = readBounce(raw, ctx.config.bounces.readTimeoutMs);
+  // The address the bounce was delivered to, as the mail server's pipe knows it: where a VERP token is surest.
+  const report = envelopeRecipient ? { ...read, addressedTo: [envelopeRecipient, ...read.addressedTo] } : read;
   const active = rules ?? (await loadActiveRules(ctx.db));
   // A "delivered" report is no failure: nothing to match rules against.
   const rule = report.kind === null ? null : (active.find((r) => r.pattern && matchesBounceRule(r.pattern, report.text)) ?? null);
