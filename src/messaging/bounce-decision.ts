@@ -33,21 +33,23 @@ export interface BounceFacts {
   readonly source: 'http' | 'mailbox';
 }
 
-export interface LockedSubscriber {
+export interface MatchedSubscriber {
   readonly id: number;
   readonly email: string;
   readonly confirmed: boolean;
   readonly blacklisted: boolean;
+  /** As read: the write checks it is unchanged (bounce-processing.repository.ts, writeBounce). */
+  readonly bounceCount: number;
   /** The address is in the blacklist table already (a rule blacklisting it then changes nothing there). */
   readonly listed: boolean;
 }
 
-/** What the bounce was matched to; the subscriber's row is locked until the write commits. */
+/** What the bounce was matched to; the write locks the subscriber's row and checks it is still as read here. */
 export interface BounceMatch {
   readonly matchedBy: MatchedBy | null;
   readonly deliveryId: number | null;
   readonly campaignId: number | null;
-  readonly subscriber: LockedSubscriber | null;
+  readonly subscriber: MatchedSubscriber | null;
   /** Where the returned headers were found: a returned message or header part, or lines of the text (null: none). */
   readonly headersIn: 'part' | 'text' | null;
   /** The failed address the bounce names is the subscriber's (null: it names none). */

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import type { Executor } from '../db/client.js';
 import { compileBounceRule, matchesBounceRule, type BounceRulePattern } from './bounce-rule.pattern.js';
-import { consecutiveWalk, decideBounce, type BounceAction, type BounceFacts, type MatchedBy } from './bounce-decision.js';
+import { consecutiveWalk, decideBounce, type BounceAction, type BounceFacts, type BounceMatch, type MatchedBy } from './bounce-decision.js';
 import * as repo from './bounce-processing.repository.js';
 import { deliveryOfAddresses } from '../sending/verp.js';
 import { readBounce, type BounceKind, type BounceReport } from './dsn.js';
@@ -9,7 +9,7 @@ import { readBounce, type BounceKind, type BounceReport } from './dsn.js';
 /*
  * Bounce processing (issue 6): a bounce message, from the mailbox or POST /bounces/inbound, is read (dsn.ts) and
  * then matched to what was sent (bounce-processing.repository.ts, matchBounce: the order of certainty), stored
- * once and acted on, atomically, in one transaction; what it does is decided in bounce-decision.ts:
+ * once and acted on, atomically, in one statement under the subscriber's row lock; what it does is decided in bounce-decision.ts:
  *
  * 1. the first active bounce rule (list_order, id) whose pattern matches the bounce text applies its action
  *    (reference §5.16) and counts the match;
@@ -137,7 +137,13 @@ function describe(report: BounceReport): { label: string; description: string } 
 /** PostgreSQL text cannot hold NUL characters; a bounce may carry them. */
 const strip = (text: string) => text.split('\u0000').join('');
 
-/** Matches, decides (bounce-decision.ts) and writes, in one transaction: the subscriber's row is locked throughout. */
+/** A concurrent bounce of the same subscriber makes the write stale; this many tries are more than enough. */
+const MAX_TRIES = 20;
+
+/**
+ * Matches, decides (bounce-decision.ts) and writes: two statements, the write atomic under the subscriber's row
+ * lock and only if the row is still as matched (else matched and decided again).
+ */
 async function record(ctx: AppContext, report: BounceReport, rule: ActiveRule | null, source: BounceSource): Promise<BounceOutcome> {
   const { label, description } = describe(report);
   const facts: BounceFacts = { kind: report.kind, label, description: strip(description), rule: rule && { id: rule.id, action: rule.action }, source };
@@ -147,46 +153,47 @@ async function record(ctx: AppContext, report: BounceReport, rule: ActiveRule | 
     returned: report.returned,
     recipient: report.recipient,
   };
-  const done = await ctx.db.transaction(async (tx) => {
-    const match = await repo.matchBounce(tx, evidence, consecutiveWalk(facts, thresholds));
-    const receipt = await repo.claimReceipt(tx, report.key);
-    if (receipt.duplicate) return { match, receipt, decision: null };
-    const decision = decideBounce(receipt.bounceId, facts, match, thresholds);
-    await repo.writeBounce(
-      tx,
-      receipt.bounceId,
-      { key: report.key, kind: report.kind, comment: strip(description).slice(0, 1000), header: strip(report.header), data: strip(report.text) },
-      decision,
-    );
-    return { match, receipt, decision };
-  });
-  const { match, receipt, decision } = done;
-  if (decision === null) {
-    // Processed before: what was stored then (unless a rule deleted the bounce), nothing done again.
-    const kept = receipt.kept;
-    const status = match.subscriber === null ? 'unidentified' : report.kind === 'complaint' ? 'complaint' : match.campaignId === null ? 'bounced subscriber' : 'bounced list message';
-    return {
-      id: receipt.bounceId,
-      status: kept?.status ?? status,
-      kind: ((kept ? kept.kind : report.kind) ?? null) as BounceKind | null,
-      campaignId: kept ? kept.campaignId : match.campaignId,
-      subscriberId: kept ? kept.subscriberId : (match.subscriber?.id ?? null),
-      matchedBy: match.matchedBy,
-      ruleId: null,
-      duplicate: true,
-      actions: [],
-    };
+  const texts = { key: report.key, kind: report.kind, comment: strip(description).slice(0, 1000), header: strip(report.header), data: strip(report.text) };
+  const walk = consecutiveWalk(facts, thresholds);
+  for (let attempt = 1; ; attempt++) {
+    const { bounceId, match } = await repo.matchBounce(ctx.database, evidence, walk);
+    const decision = decideBounce(bounceId, facts, match, thresholds);
+    const written = await repo.writeBounce(ctx.database, bounceId, texts, match, decision);
+    if (written === 'written') {
+      ctx.bounceCounts.recorded();
+      return {
+        id: bounceId,
+        status: decision.status,
+        kind: report.kind,
+        campaignId: decision.campaignId,
+        subscriberId: match.subscriber?.id ?? null,
+        matchedBy: match.matchedBy,
+        ruleId: rule?.id ?? null,
+        duplicate: false,
+        actions: decision.actions,
+      };
+    }
+    if (written === 'duplicate') return duplicateOutcome(await repo.receiptOf(ctx.db, report.key), match, report.kind);
+    if (attempt >= MAX_TRIES) throw new Error('bounce processing: the subscriber changed under every try');
   }
-  ctx.bounceCounts.recorded();
+}
+
+/** Processed before: what was stored then (unless a rule deleted the bounce), nothing done again. */
+function duplicateOutcome(receipt: repo.Receipt, match: BounceMatch, kind: BounceKind | null): BounceOutcome {
+  const kept = receipt.kept;
+  const status = match.subscriber === null ? 'unidentified' : kind === 'complaint' ? 'complaint' : match.campaignId === null ? 'bounced subscriber' : 'bounced list message';
   return {
     id: receipt.bounceId,
-    status: decision.status,
-    kind: report.kind,
-    campaignId: decision.campaignId,
-    subscriberId: match.subscriber?.id ?? null,
+    status: kept?.status ?? status,
+    kind: kept ? parseKind(kept.kind) : kind,
+    campaignId: kept ? kept.campaignId : match.campaignId,
+    subscriberId: kept ? kept.subscriberId : (match.subscriber?.id ?? null),
     matchedBy: match.matchedBy,
-    ruleId: rule?.id ?? null,
-    duplicate: false,
-    actions: decision.actions,
+    ruleId: null,
+    duplicate: true,
+    actions: [],
   };
 }
+
+const KINDS: readonly BounceKind[] = ['hard', 'soft', 'complaint', 'unknown'];
+const parseKind = (kind: string | null): BounceKind | null => KINDS.find((k) => k === kind) ?? null;

@@ -23,7 +23,7 @@ const complaint: BounceFacts = { ...soft, kind: 'complaint', label: 'Complaint (
 const delivered: BounceFacts = { ...soft, kind: null, label: 'Delivery report (delivered)', description: 'Delivery report (delivered), not a failure' };
 const withRule = (facts: BounceFacts, action: string): BounceFacts => ({ ...facts, rule: { id: 7, action } });
 
-const subscriber = { id: 9, email: 'ann@example.com', confirmed: true, blacklisted: false, listed: false };
+const subscriber = { id: 9, email: 'ann@example.com', confirmed: true, blacklisted: false, bounceCount: 0, listed: false };
 const certain: BounceMatch = {
   matchedBy: 'delivery',
   deliveryId: 100,
