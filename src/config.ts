@@ -60,6 +60,8 @@ export const EnvSchema = Type.Object({
   // Envelope sender (Return-Path) of all mail; empty: the From address. Should be an address the bounce mailbox reads.
   BOUNCE_ADDRESS: Type.String({ default: '', pattern: '^(|[^\\s@<>()\\[\\],;:"\\\\]+@[^\\s@<>()\\[\\],;:"\\\\]+\\.[^\\s@<>()\\[\\],;:"\\\\]+)$' }),
   // Empty: POST /api/v2/bounces/inbound answers 404. Otherwise a secret of 16 characters or more.
+  // 1: campaign mail's envelope sender carries its delivery, signed (VERP: sending/verp.ts); needs BOUNCE_ADDRESS.
+  BOUNCE_VERP: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '0' }),
   BOUNCE_INBOUND_TOKEN: Type.String({ default: '', pattern: '^(|[\\x21-\\x7e]{16,512})$' }),
   BOUNCE_MAX_SIZE: Type.Integer({ minimum: 1024, maximum: 209_715_200, default: 10_485_760 }),
   BOUNCE_READ_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 2000 }),
@@ -95,6 +97,8 @@ export interface Config {
   readonly mailFrom: string;
   /** BOUNCE_ADDRESS: envelope sender (Return-Path) of campaign and system mail; empty: the From address. */
   readonly bounceAddress: string;
+  /** BOUNCE_VERP=1: each campaign message's envelope sender is `<bounce local>+<signed delivery>@<bounce domain>`. */
+  readonly bounceVerp: boolean;
   /** DKIM keys read from DKIM_KEYS' files at start; campaign and system mail from their domains is signed. */
   readonly dkim: readonly DkimKey[];
   readonly bodyLimit: number;
@@ -213,6 +217,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (converted.ADMIN_PASSWORD && converted.ADMIN_PASSWORD.length < 8) {
     throw new ConfigError('Invalid environment variable ADMIN_PASSWORD: it must have 8 characters or more.');
   }
+  if (converted.BOUNCE_VERP === '1' && !converted.BOUNCE_ADDRESS) {
+    throw new ConfigError('BOUNCE_VERP=1 needs BOUNCE_ADDRESS: the VERP address is made from it (bounces+<token>@domain).');
+  }
   for (const url of converted.SMTP_URL.split(',').map((u) => u.trim()).filter(Boolean)) {
     // A misspelt ?tls= would otherwise fall back to opportunistic TLS without a word.
     let tls: string | null;
@@ -253,6 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     smtpUrl: converted.SMTP_URL,
     mailFrom: converted.MAIL_FROM,
     bounceAddress: converted.BOUNCE_ADDRESS,
+    bounceVerp: converted.BOUNCE_VERP === '1',
     dkim: Object.freeze(dkim),
     bodyLimit: converted.BODY_LIMIT,
     uploadLimit: converted.UPLOAD_LIMIT,

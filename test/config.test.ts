@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       smtpUrl: '',
       mailFrom: 'Mailroom <mailroom@localhost>',
       bounceAddress: '',
+      bounceVerp: false,
       dkim: [],
       bodyLimit: 1_048_576,
       uploadLimit: 52_428_800,

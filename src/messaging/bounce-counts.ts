@@ -5,7 +5,7 @@ import { foldBounceCounts } from './bounce-processing.repository.js';
 /*
  * Keeps the shared bounce figures (campaigns.bounce_count, campaign_counters.bounces, bounce_rules.match_count)
  * fresh. A bounce's own transaction only appends an increment (see "Durability" in
- * src/db/routines/040_record_bounce.sql); this adds the pending ones to the figures: every FOLD_MS in a process that
+ * src/db/routines/040_bounce_counts.sql); this adds the pending ones to the figures: every FOLD_MS in a process that
  * recorded bounces since its last fold, once at start (what a crashed process left), and at a graceful stop before
  * the database closes. Nothing is lost when a fold fails or the process dies: the increments stay in the database
  * for the next fold, of this or any other process.

@@ -44,11 +44,23 @@ export const bounceInboundRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'or `X-Bounce-Token: <token>` (no session). The bounce is matched to its delivery, stored once (a message sent twice ' +
           'is a `duplicate`), and the bounce rules and thresholds are applied; the answer says what was done.',
         consumes: RAW_TYPES,
+        querystring: Type.Object({
+          recipient: Type.Optional(
+            Type.String({
+              maxLength: 320,
+              description:
+                'The envelope recipient the bounce was delivered to (a pipe\'s `${recipient}`, a relay webhook\'s "to"). With ' +
+                '`BOUNCE_VERP=1` it carries the signed delivery token and is matched first; optional (the `To`, `Delivered-To` and ' +
+                '`X-Original-To` headers are looked at too).',
+              examples: ['bounces+aaaaaaaaaaaaaaaaaaaaaaaa@example.com'],
+            }),
+          ),
+        }),
         body: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The whole bounce message, as received' }),
         security: [{ bearer: [] }],
         response: { 202: InboundBounceResult, ...errorResponses(403, 404, 413, 415, 422) },
       },
     },
-    async (request, reply) => reply.code(202).send(await service.receiveBounce(app.ctx, request.body)),
+    async (request, reply) => reply.code(202).send(await service.receiveBounce(app.ctx, request.body, request.query.recipient)),
   );
 };

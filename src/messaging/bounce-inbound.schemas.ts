@@ -21,8 +21,10 @@ export const InboundBounceResult = Type.Object({
   campaign_id: Nullable(Type.Integer()),
   subscriber_id: Nullable(Type.Integer()),
   matched_by: Nullable(
-    Type.Union(['delivery', 'campaign_subscriber', 'message_id', 'recipient'].map((m) => Type.Literal(m)), {
-      description: 'Which returned header (or the failed address) tied the bounce to what was sent',
+    Type.Union(['verp', 'delivery', 'campaign_subscriber', 'message_id', 'recipient'].map((m) => Type.Literal(m)), {
+      description:
+        'What tied the bounce to what was sent: the VERP token of the address it came back to, a returned header, or the failed ' +
+        'address. Only `verp` and headers of the returned message or header part act (blacklist, unconfirm, rules); see docs/api.md',
     }),
   ),
   rule_id: Nullable(Type.Integer({ description: 'The bounce rule that matched, if any' })),

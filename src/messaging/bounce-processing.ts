@@ -1,13 +1,15 @@
 import type { AppContext } from '../context.js';
 import type { Executor } from '../db/client.js';
 import { compileBounceRule, matchesBounceRule, type BounceRulePattern } from './bounce-rule.pattern.js';
+import { consecutiveWalk, decideBounce, type BounceAction, type BounceFacts, type BounceMatch, type MatchedBy } from './bounce-decision.js';
 import * as repo from './bounce-processing.repository.js';
+import { deliveryOfAddresses } from '../sending/verp.js';
 import { readBounce, type BounceKind, type BounceReport } from './dsn.js';
 
 /*
  * Bounce processing (issue 6): a bounce message, from the mailbox or POST /bounces/inbound, is read (dsn.ts) and
- * then matched to what was sent, stored once and acted on, atomically, in one database call (repo.recordBounce;
- * the matching order is in src/db/routines/040_record_bounce.sql):
+ * then matched to what was sent (bounce-processing.repository.ts, matchBounce: the order of certainty), stored
+ * once and acted on, atomically, in one statement under the subscriber's row lock; what it does is decided in bounce-decision.ts:
  *
  * 1. the first active bounce rule (list_order, id) whose pattern matches the bounce text applies its action
  *    (reference §5.16) and counts the match;
@@ -21,15 +23,10 @@ import { readBounce, type BounceKind, type BounceReport } from './dsn.js';
  * A report that is not a failure (a "delivered" DSN) is stored and nothing else happens.
  *
  * The campaign's bounce count, its counters row and the rule's match count are added to a moment later, not in the
- * bounce's transaction (bounce-counts.ts; why in 040_record_bounce.sql, "Durability"): foldBounceCounts does it now.
+ * bounce's transaction (bounce-counts.ts; why in 040_bounce_counts.sql, "Durability"): foldBounceCounts does it now.
  */
 
-export type MatchedBy = 'delivery' | 'campaign_subscriber' | 'message_id' | 'recipient';
-
-export interface BounceAction {
-  readonly action: 'counted' | 'blacklisted' | 'unconfirmed' | 'confirmed' | 'subscriber_deleted' | 'bounce_deleted';
-  readonly reason: string;
-}
+export type { BounceAction, MatchedBy };
 
 export interface BounceOutcome {
   /** The bounce's id (gone from the table when a rule deleted it: see the `bounce_deleted` action). */
@@ -90,15 +87,19 @@ function compile(regex: string): BounceRulePattern | null {
 
 /**
  * Processes one raw bounce message. Throws MessageFormatError (dsn.ts) when the bytes are not an e-mail.
- * `rules`: the active rules, when the caller processes a batch with one set.
+ * `rules`: the active rules, when the caller processes a batch with one set. `envelopeRecipient`: the address the
+ * message was delivered to (the SMTP RCPT TO), when the caller knows it.
  */
 export async function processBounce(
   ctx: AppContext,
   raw: Buffer,
   source: BounceSource,
   rules?: readonly ActiveRule[],
+  envelopeRecipient?: string,
 ): Promise<BounceOutcome> {
-  const report = readBounce(raw, ctx.config.bounces.readTimeoutMs);
+  const read = readBounce(raw, ctx.config.bounces.readTimeoutMs);
+  // The address the bounce was delivered to, as the mail server's pipe knows it: where a VERP token is surest.
+  const report = envelopeRecipient ? { ...read, addressedTo: [envelopeRecipient, ...read.addressedTo] } : read;
   const active = rules ?? (await loadActiveRules(ctx.db));
   // A "delivered" report is no failure: nothing to match rules against.
   const rule = report.kind === null ? null : (active.find((r) => r.pattern && matchesBounceRule(r.pattern, report.text)) ?? null);
@@ -136,79 +137,63 @@ function describe(report: BounceReport): { label: string; description: string } 
 /** PostgreSQL text cannot hold NUL characters; a bounce may carry them. */
 const strip = (text: string) => text.split('\u0000').join('');
 
-/** What a rule's action (reference §5.16) asks for. */
-function ruleEffects(rule: ActiveRule) {
-  const a = rule.action;
-  return {
-    id: rule.id,
-    blacklist: a.startsWith('blacklistuser') || a.startsWith('blacklistemail'),
-    // `blacklistemail…` also blacklists the failed address when no subscriber has it.
-    blacklistRecipient: a.startsWith('blacklistemail'),
-    unconfirm: a.startsWith('unconfirmuser'),
-    confirm: a === 'decreasecountconfirmuseranddeletebounce',
-    deleteSubscriber: a.startsWith('deleteuser'),
-    deleteBounce: a.endsWith('deletebounce') || a === 'deleteuserandbounce',
-    // These two say the message is no bounce (an auto-reply, noise): not counted, nothing automatic.
-    noBounce: a === 'deletebounce' || a === 'decreasecountconfirmuseranddeletebounce',
-  };
-}
+/** A concurrent bounce of the same subscriber makes the write stale; this many tries are more than enough. */
+const MAX_TRIES = 20;
 
+/**
+ * Matches, decides (bounce-decision.ts) and writes: two statements, the write atomic under the subscriber's row
+ * lock and only if the row is still as matched (else matched and decided again).
+ */
 async function record(ctx: AppContext, report: BounceReport, rule: ActiveRule | null, source: BounceSource): Promise<BounceOutcome> {
   const { label, description } = describe(report);
-  const about = `${label} ({campaign}, bounce {id})`;
-  const effects = rule ? ruleEffects(rule) : null;
-  const failure = report.kind !== null;
-  const counted = failure && report.kind !== 'complaint' && !effects?.noBounce;
-  const immediate = report.kind === 'hard' || report.kind === 'complaint';
-  const ruleReason = rule ? `Bounce rule ${rule.id} (${rule.action}) matched ${about}` : '';
-  const thresholdReason = '{n} consecutive bounces, threshold reached';
-  const done = await repo.recordBounce(ctx.db, {
-    key: report.key,
-    kind: report.kind,
-    comment: strip(description).slice(0, 1000),
-    header: strip(report.header),
-    data: strip(report.text),
+  const facts: BounceFacts = { kind: report.kind, label, description: strip(description), rule: rule && { id: rule.id, action: rule.action }, source };
+  const thresholds = { unconfirm: ctx.config.bounces.unconfirmThreshold, blacklist: ctx.config.bounces.blacklistThreshold };
+  const evidence = {
+    verpDeliveryId: deliveryOfAddresses(ctx.secrets.linkToken, report.addressedTo),
     returned: report.returned,
     recipient: report.recipient,
-    counted,
-    immediate,
-    automatic: failure && !effects?.noBounce,
-    unconfirmThreshold: ctx.config.bounces.unconfirmThreshold,
-    blacklistThreshold: ctx.config.bounces.blacklistThreshold,
-    rule: effects,
-    text: {
-      firstSummary: report.kind === 'complaint' ? 'Complaint' : 'Bounce',
-      description: strip(description),
-      suffix: ' ({campaign}, bounce {id})',
-      about,
-      ruleReason,
-      thresholdReason,
-      systemInfo: `Bounce processing (${source === 'http' ? 'HTTP' : 'mailbox'})`,
-    },
-  });
-  const outcome = {
-    id: done.bounceId,
-    status: done.status,
-    kind: done.kind as BounceKind | null,
-    campaignId: done.campaignId,
-    subscriberId: done.subscriberId,
-    matchedBy: done.matchedBy,
   };
-  if (done.duplicate) return { ...outcome, ruleId: null, duplicate: true, actions: [] };
-  ctx.bounceCounts.recorded();
-
-  const campaign = done.campaignId === null ? 'no campaign' : `campaign ${done.campaignId}`;
-  const fill = (text: string) =>
-    text.replaceAll('{id}', String(done.bounceId)).replaceAll('{campaign}', campaign).replaceAll('{n}', String(done.consecutive));
-  const actions: BounceAction[] = [];
-  if (done.subscriberFound && counted) actions.push({ action: 'counted', reason: `${fill(about)}: bounce count + 1` });
-  if (done.ruleBlacklisted) actions.push({ action: 'blacklisted', reason: fill(ruleReason) });
-  if (done.ruleUnconfirmed) actions.push({ action: 'unconfirmed', reason: fill(ruleReason) });
-  if (done.ruleConfirmed) actions.push({ action: 'confirmed', reason: fill(ruleReason) });
-  if (done.subscriberDeleted) actions.push({ action: 'subscriber_deleted', reason: fill(ruleReason) });
-  const autoReason = fill(immediate ? about : thresholdReason);
-  if (done.autoBlacklisted) actions.push({ action: 'blacklisted', reason: autoReason });
-  if (done.autoUnconfirmed) actions.push({ action: 'unconfirmed', reason: autoReason });
-  if (effects?.deleteBounce) actions.push({ action: 'bounce_deleted', reason: `Bounce rule ${rule!.id} (${rule!.action})` });
-  return { ...outcome, ruleId: rule?.id ?? null, duplicate: false, actions };
+  const texts = { key: report.key, kind: report.kind, comment: strip(description).slice(0, 1000), header: strip(report.header), data: strip(report.text) };
+  const walk = consecutiveWalk(facts, thresholds);
+  for (let attempt = 1; ; attempt++) {
+    const { bounceId, match } = await repo.matchBounce(ctx.database, evidence, walk);
+    const decision = decideBounce(bounceId, facts, match, thresholds);
+    const written = await repo.writeBounce(ctx.database, bounceId, texts, match, decision);
+    if (written === 'written') {
+      ctx.bounceCounts.recorded();
+      return {
+        id: bounceId,
+        status: decision.status,
+        kind: report.kind,
+        campaignId: decision.campaignId,
+        subscriberId: match.subscriber?.id ?? null,
+        matchedBy: match.matchedBy,
+        ruleId: rule?.id ?? null,
+        duplicate: false,
+        actions: decision.actions,
+      };
+    }
+    if (written === 'duplicate') return duplicateOutcome(await repo.receiptOf(ctx.db, report.key), match, report.kind);
+    if (attempt >= MAX_TRIES) throw new Error('bounce processing: the subscriber changed under every try');
+  }
 }
+
+/** Processed before: what was stored then (unless a rule deleted the bounce), nothing done again. */
+function duplicateOutcome(receipt: repo.Receipt, match: BounceMatch, kind: BounceKind | null): BounceOutcome {
+  const kept = receipt.kept;
+  const status = match.subscriber === null ? 'unidentified' : kind === 'complaint' ? 'complaint' : match.campaignId === null ? 'bounced subscriber' : 'bounced list message';
+  return {
+    id: receipt.bounceId,
+    status: kept?.status ?? status,
+    kind: kept ? parseKind(kept.kind) : kind,
+    campaignId: kept ? kept.campaignId : match.campaignId,
+    subscriberId: kept ? kept.subscriberId : (match.subscriber?.id ?? null),
+    matchedBy: match.matchedBy,
+    ruleId: null,
+    duplicate: true,
+    actions: [],
+  };
+}
+
+const KINDS: readonly BounceKind[] = ['hard', 'soft', 'complaint', 'unknown'];
+const parseKind = (kind: string | null): BounceKind | null => KINDS.find((k) => k === kind) ?? null;

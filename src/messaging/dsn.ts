@@ -29,6 +29,11 @@ export interface ReturnedHeaders {
   readonly subscriberUid: string | null;
   /** The returned mail's Message-ID, angle brackets included. */
   readonly messageId: string | null;
+  /**
+   * Where they were found: a returned message or header part, or lines of the text (quoted by an old-style server,
+   * or written by anyone: such a match is not certain enough to act on, bounce-decision.ts); null: nowhere.
+   */
+  readonly foundIn: 'part' | 'text' | null;
 }
 
 export interface BounceReport {
@@ -43,6 +48,11 @@ export interface BounceReport {
   /** The address that failed or complained. */
   readonly recipient: string | null;
   readonly returned: ReturnedHeaders;
+  /**
+   * The addresses the bounce was sent to, where a VERP token may be (verp.ts): its To, Delivered-To and
+   * X-Original-To headers and the report's Original-Recipient, at most MAX_ADDRESSES of them.
+   */
+  readonly addressedTo: readonly string[];
   /** The bounce's own header block, for storage. */
   readonly header: string;
   /** The readable text (diagnostic first), what bounce rules are matched against. */
@@ -52,6 +62,7 @@ export interface BounceReport {
 /** Bytes kept of the bounce's body and text: enough for rules and for a person reading it. */
 const MAX_TEXT = 64 * 1024;
 const MAX_KEY = 250;
+const MAX_ADDRESSES = 20;
 
 /** Time reading one message may take unless configured (BOUNCE_READ_TIMEOUT_MS). */
 export const DEFAULT_READ_TIMEOUT_MS = 2000;
@@ -80,6 +91,7 @@ export function readBounce(raw: Buffer, timeoutMs = DEFAULT_READ_TIMEOUT_MS): Bo
   let action: string | null = null;
   let diagnostic: string | null = null;
   let recipient: string | null = null;
+  let originalRecipient: string | null = null;
   if (arf) {
     const fields = parseHeaders(partText(arf).slice(0, MAX_TEXT));
     // Written into history and the comment: only a plain token is taken from the report.
@@ -93,6 +105,7 @@ export function readBounce(raw: Buffer, timeoutMs = DEFAULT_READ_TIMEOUT_MS): Bo
     status = enhancedStatus(chosen?.get('status') ?? null);
     diagnostic = withoutType(chosen?.get('diagnostic-code') ?? null);
     recipient = address(chosen?.get('final-recipient') ?? chosen?.get('original-recipient') ?? null);
+    originalRecipient = chosen?.get('original-recipient') ?? null;
     status ??= enhancedStatus(diagnostic);
     kind = classify(action, status);
   } else {
@@ -103,6 +116,12 @@ export function readBounce(raw: Buffer, timeoutMs = DEFAULT_READ_TIMEOUT_MS): Bo
     kind = status ? classify('failed', status) : 'unknown';
   }
   recipient ??= address(h.get('x-failed-recipients'));
+  const addressedTo = h.fields
+    .filter((f) => f.name === 'to' || f.name === 'delivered-to' || f.name === 'x-original-to')
+    .map((f) => f.value)
+    .concat(originalRecipient ? [originalRecipient] : [])
+    .slice(0, MAX_ADDRESSES)
+    .map((v) => v.slice(0, 1000));
 
   return {
     key: keyOf(h.get('message-id'), raw),
@@ -113,6 +132,7 @@ export function readBounce(raw: Buffer, timeoutMs = DEFAULT_READ_TIMEOUT_MS): Bo
     diagnostic: diagnostic ? decodeWords(diagnostic.slice(0, 4000)).slice(0, 1000) : null,
     recipient,
     returned: returnedHeaders(parts, root, text, deadline),
+    addressedTo,
     header: text.slice(0, Math.min(text.length, headerEnd(text))).slice(0, MAX_TEXT),
     text: [diagnostic, readable].filter(Boolean).join('\n').slice(0, MAX_TEXT),
   };
@@ -201,19 +221,21 @@ function returnedHeaders(parts: MimePart[], root: MimePart, text: string, deadli
     if ((p.contentType === 'message/rfc822' || p.contentType === 'message/global') && p.children[0]) headers = p.children[0].headers;
     if (p.contentType === 'text/rfc822-headers' || p.contentType === 'message/global-headers') headers = parseHeaders(partText(p));
     if (headers && (headers.has('x-mailroom-delivery') || headers.has('x-mailroom-campaign') || headers.has('message-id'))) {
-      return fromHeaders((name) => headers.get(name));
+      return fromHeaders((name) => headers.get(name), 'part');
     }
   }
   // Some servers quote the returned header in the text (or with an encoding): look for the lines themselves.
   const body = [...parts.filter((p) => p.children.length === 0).map((p) => partText(p)), text.slice(headerEnd(text))].join('\n');
   const line = (name: string) => new RegExp(`^[ \\t>]*${name}:[ \\t]*(.+)$`, 'im').exec(body)?.[1]?.trim() ?? null;
   deadline.check();
-  const found = fromHeaders((name) => line(name));
+  const found = fromHeaders((name) => line(name), 'text');
   // The bounce's own Message-ID is in its header, never in the body: anything found in the body is the original's.
-  return found.messageId === root.headers.get('message-id') ? { ...found, messageId: null } : found;
+  const headers = found.messageId === root.headers.get('message-id') ? { ...found, messageId: null } : found;
+  const any = headers.deliveryId !== null || headers.campaignId !== null || headers.subscriberUid !== null || headers.messageId !== null;
+  return any ? headers : { ...headers, foundIn: null };
 }
 
-function fromHeaders(get: (name: string) => string | null): ReturnedHeaders {
+function fromHeaders(get: (name: string) => string | null, foundIn: 'part' | 'text'): ReturnedHeaders {
   const delivery = /^\d{1,15}$/.exec(get('x-mailroom-delivery') ?? '')?.[0];
   const campaign = /^\d{1,10}$/.exec(get('x-mailroom-campaign') ?? '')?.[0];
   return {
@@ -221,6 +243,7 @@ function fromHeaders(get: (name: string) => string | null): ReturnedHeaders {
     campaignId: campaign && Number(campaign) <= 2_147_483_647 ? Number(campaign) : null,
     subscriberUid: /^[0-9a-f]{32}$/i.exec(get('x-mailroom-subscriber') ?? '')?.[0]?.toLowerCase() ?? null,
     messageId: /<[^<>\s]{1,250}>/.exec(get('message-id') ?? '')?.[0] ?? null,
+    foundIn,
   };
 }
 

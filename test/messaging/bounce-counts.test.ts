@@ -5,7 +5,8 @@ import { loadConfig } from '../../src/config.js';
 import { queryRows } from '../../src/db/client.js';
 import { bounceCountIncrements, bounceRules, campaignCounters, campaigns } from '../../src/db/schema/index.js';
 import { BounceCounts } from '../../src/messaging/bounce-counts.js';
-import { foldBounceCounts as foldInDatabase } from '../../src/messaging/bounce-processing.repository.js';
+import { consecutiveWalk, decideBounce } from '../../src/messaging/bounce-decision.js';
+import { foldBounceCounts as foldInDatabase, matchBounce, writeBounce } from '../../src/messaging/bounce-processing.repository.js';
 import { foldBounceCounts } from '../../src/messaging/bounce-processing.js';
 import { createCampaign, createDelivery, createSubscriber } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
@@ -67,24 +68,21 @@ async function until(check: () => Promise<boolean>, ms = 5000) {
 }
 
 describe('durability', () => {
-  test('a bounce commits synchronously: record_bounce no longer turns synchronous_commit off', async () => {
+  test('a bounce commits synchronously: its write never turns synchronous_commit off', async () => {
+    // record_bounce (PL/pgSQL, gone with issue 16) once did, locally; the write is now one statement of its own.
     const campaign = await createCampaign(t.db, { status: 'sent' });
     const subscriber = await createSubscriber(t.db, { confirmed: true });
     const delivery = await createDelivery(t.db, campaign.id, subscriber.id);
-    const setting = await t.db.transaction(async (tx) => {
-      const before = await queryRows<{ s: string }>(tx, sql`select current_setting('synchronous_commit') as s`);
-      const payload = {
-        key: `<sync-${delivery.id}@test.example>`, kind: 'soft', comment: 'Soft bounce', header: '', data: '',
-        h_delivery_id: delivery.id, counted: true, immediate: false, automatic: true, unconfirm_threshold: 3,
-        blacklist_threshold: 5, first_summary: 'Bounce', description: 'Soft bounce', suffix: '', about: '',
-        rule_reason: '', threshold_reason: '', system_info: 'test',
-      };
-      await tx.execute(sql`select record_bounce(${JSON.stringify(payload)}::jsonb)`);
-      const after = await queryRows<{ s: string }>(tx, sql`select current_setting('synchronous_commit') as s`);
-      return { before: before[0]!.s, after: after[0]!.s };
-    });
-    assert.equal(setting.after, setting.before);
-    assert.notEqual(setting.after, 'off');
+    const setting = async () => (await queryRows<{ s: string }>(t.db, sql`select current_setting('synchronous_commit') as s`))[0]!.s;
+    const before = await setting();
+    const returned = { deliveryId: delivery.id, campaignId: null, subscriberUid: null, messageId: null, foundIn: 'part' as const };
+    const facts = { kind: 'soft' as const, label: 'Soft bounce', description: 'Soft bounce', rule: null, source: 'http' as const };
+    const thresholds = { unconfirm: 3, blacklist: 5 };
+    const { bounceId, match } = await matchBounce(t.ctx.database, { verpDeliveryId: null, returned, recipient: null }, consecutiveWalk(facts, thresholds));
+    const texts = { key: `<sync-${delivery.id}@test.example>`, kind: 'soft', comment: 'Soft bounce', header: '', data: '' };
+    assert.equal(await writeBounce(t.ctx.database, bounceId, texts, match, decideBounce(bounceId, facts, match, thresholds)), 'written');
+    assert.equal(await setting(), before);
+    assert.notEqual(before, 'off');
   });
 });
 

@@ -4,6 +4,7 @@ import { eq } from 'drizzle-orm';
 import { loadConfig } from '../../src/config.js';
 import { bounces } from '../../src/db/schema/index.js';
 import { parseMailboxUrl, pollMailbox, startBounceMailbox } from '../../src/messaging/bounce-mailbox.js';
+import { encodeVerpToken } from '../../src/sending/verp.js';
 import type { AppContext } from '../../src/context.js';
 import { createCampaign, createDelivery, createSubscriber } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
@@ -148,6 +149,27 @@ describe('reading the bounce mailbox', () => {
       await assert.rejects(pollMailbox(contextFor(server, wrong)));
       assert.deepEqual(server.transcript, ['LOGIN ***']);
       assert.equal(folder(server, 'INBOX').length, 1);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('reading the bounce mailbox: VERP', () => {
+  test('a bounce delivered to a VERP address (Delivered-To) is matched by its token, the returned mail being foreign', async () => {
+    const server = await startImapServer();
+    try {
+      const { subscriber, delivery } = await sentDelivery();
+      const token = encodeVerpToken(t.ctx.secrets.linkToken, delivery.id)!;
+      const original = await originalMail({ to: subscriber.email, messageId: 'lost.1@relay.example' });
+      const bounce = dsn({ original, recipient: subscriber.email, status: '5.1.1' }).toString('latin1');
+      server.add(Buffer.from(`Delivered-To: bounces+${token}@example.com\r\n${bounce}`, 'latin1'));
+      const result = await pollMailbox(contextFor(server));
+      assert.equal(result.processed, 1);
+      const [stored] = await t.db.select().from(bounces).where(eq(bounces.subscriberId, subscriber.id));
+      assert.equal(stored!.deliveryId, delivery.id);
+      const state = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${subscriber.id}`, headers: (await t.adminWithSession()).headers });
+      assert.equal(state.json().blacklisted, true);
     } finally {
       await server.close();
     }

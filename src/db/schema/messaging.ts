@@ -240,8 +240,8 @@ export const bounceReceipts = pgTable('bounce_receipts', {
 
 /**
  * Bounces counted but not yet added to `campaigns.bounce_count`, `campaign_counters.bounces` and
- * `bounce_rules.match_count`: one row per bounce, appended by `record_bounce` in the bounce's own transaction and
- * moved into those counters by `fold_bounce_counts` (both in src/db/routines/040_record_bounce.sql) a moment later.
+ * `bounce_rules.match_count`: one row per bounce, appended in the bounce's own transaction (src/messaging/bounce-processing.repository.ts) and
+ * moved into those counters by `fold_bounce_counts` (src/db/routines/040_bounce_counts.sql) a moment later.
  * Every bounce of a campaign would otherwise update the same three rows and hold their locks through its commit's
  * WAL flush, one bounce at a time. No foreign keys: a campaign or rule deleted meanwhile is skipped by the fold.
  */

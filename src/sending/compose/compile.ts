@@ -11,6 +11,7 @@ import { unsubscribeUrl } from '../unsubscribe-token.js';
 import { attributeNames, firstListOf, upsertLinks } from './compose.repository.js';
 import { afterBodyStart, mergeContent } from './content.js';
 import { linkTokenSigner, unsubscribeTokenSigner } from './tokens.js';
+import { verpSender } from '../verp.js';
 import { TrackedUrls, trackHtmlLinks, trackTextLinks } from './links.js';
 import { fromAndSubject } from './header-text.js';
 import { CRLF, SOFT_BREAK, encodeQuotedPrintable, header, mailbox } from './mime.js';
@@ -216,6 +217,9 @@ export async function compileCampaign(
     host,
     // BOUNCE_ADDRESS: bounces go where they are read, not to the From address.
     envelopeFrom: ctx.config.bounceAddress || from.address,
+    // BOUNCE_VERP: the bounce names its delivery whatever the remote server kept of the message (a test send, with
+    // no delivery, goes from BOUNCE_ADDRESS itself).
+    verpFrom: ctx.config.bounceVerp && ctx.config.bounceAddress ? verpSender(secret, ctx.config.bounceAddress) : null,
     headBefore: fromAndSubject(from, subject, resolve('text')),
     headAfter: lines(
       ...(replyTo ? [header('Reply-To', mailbox(replyTo.name, replyTo.address))] : []),

@@ -15,6 +15,8 @@ export interface RenderPlan {
   readonly campaignId: number;
   readonly host: string;
   readonly envelopeFrom: string;
+  /** BOUNCE_VERP: the envelope sender of a delivery (null: its id does not fit a token, envelopeFrom then). */
+  readonly verpFrom: ((deliveryId: number) => string | null) | null;
   /** `From` and `Subject` (static, or filled per recipient: header-text.ts), then `Reply-To` to `X-Mailroom-Campaign`. */
   readonly headBefore: HeadLines;
   readonly headAfter: string;
@@ -216,6 +218,7 @@ export class CampaignRenderer implements CompiledCampaign {
       mail.body(html.body, values, true);
     }
     const raw = mail.finish(skeleton.tail);
-    return { message: { from: plan.envelopeFrom, to: email, raw }, format: html ? 'html' : 'text', messageId };
+    const from = (deliveryId !== null && plan.verpFrom?.(deliveryId)) || plan.envelopeFrom;
+    return { message: { from, to: email, raw }, format: html ? 'html' : 'text', messageId };
   }
 }
