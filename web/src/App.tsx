@@ -16,6 +16,10 @@ const Import = lazy(() => import('./views/Import'));
 const Attributes = lazy(() => import('./views/Attributes'));
 const Administrators = lazy(() => import('./views/Administrators'));
 const Account = lazy(() => import('./views/Account'));
+const Templates = lazy(() => import('./views/Templates'));
+const TemplatePage = lazy(() => import('./views/TemplatePage'));
+const Bounces = lazy(() => import('./views/Bounces'));
+const BounceRules = lazy(() => import('./views/BounceRules'));
 
 interface Route {
   pattern: string;
@@ -34,6 +38,10 @@ const ROUTES: Route[] = [
   { pattern: 'attributes', need: 'settings', render: () => <Attributes /> },
   { pattern: 'administrators', need: 'super', render: () => <Administrators /> },
   { pattern: 'account', need: null, render: () => <Account /> },
+  { pattern: 'templates', need: 'campaigns', render: () => <Templates /> },
+  { pattern: 'templates/:id', need: 'campaigns', render: (p) => <TemplatePage key={p.id} id={p.id === 'new' ? null : Number(p.id)} /> },
+  { pattern: 'bounces', need: 'campaigns', render: () => <Bounces /> },
+  { pattern: 'bounce-rules', need: 'settings', render: () => <BounceRules /> },
 ];
 
 const MENU: { to: string; label: string; need: Privilege | 'super' | null }[] = [
@@ -44,6 +52,8 @@ const MENU: { to: string; label: string; need: Privilege | 'super' | null }[] = 
   { to: 'blacklist', label: 'Blacklist', need: 'subscribers' },
   { to: 'attributes', label: 'Attributes', need: 'settings' },
   { to: 'administrators', label: 'Administrators', need: 'super' },
+  { to: 'templates', label: 'Templates', need: 'campaigns' },
+  { to: 'bounces', label: 'Bounces', need: 'campaigns' },
   { to: 'account', label: 'Your account', need: null },
 ];
 
