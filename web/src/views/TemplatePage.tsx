@@ -24,6 +24,9 @@ const STARTER = '<!DOCTYPE html>\n<html>\n<head>\n  <meta charset="utf-8">\n  <t
  */
 const PREVIEW_POLICY = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`;
 
+/** The result of creating a template, shown again by the page of the new template the view moves to. */
+let carried: CheckReport | null = null;
+
 /** One template: title, HTML in a code editor with a live preview, text version, checks, upload, images. */
 export default function TemplatePage({ id }: { id: number | null }) {
   const loaded = useApi(
@@ -41,8 +44,13 @@ function TemplateForm({ template }: { template: Template | null }) {
   const [content, setContent] = useState(template?.content ?? STARTER);
   const [text, setText] = useState(template?.text ?? '');
   const [order, setOrder] = useState(String(template?.list_order ?? 0));
-  const [checks, setChecks] = useState<Checks>({ links: true, images: true, external: false });
-  const [report, setReport] = useState<CheckReport | null>(null);
+  const [report, setReport] = useState<CheckReport | null>(() => {
+    const kept = carried;
+    carried = null;
+    return kept;
+  });
+  // A new template's page keeps the checks chosen when it was created.
+  const [checks, setChecks] = useState<Checks>(report?.checks ?? { links: true, images: true, external: false });
   const [busy, setBusy] = useState(false);
   const [phone, setPhone] = useState(false);
   const [deleting, setDeleting] = useState(false);
@@ -84,8 +92,12 @@ function TemplateForm({ template }: { template: Template | null }) {
       setSaved(result);
       setContent(result.content ?? '');
       setText(result.text ?? '');
-      setReport({ ok: true, checks, file: file?.name ?? null, problems: [] });
-      if (!saved) navigate(`templates/${result.id}`, { replace: true });
+      const done = { ok: true, checks, file: file?.name ?? null, problems: [] };
+      setReport(done);
+      if (!saved) {
+        carried = done;
+        navigate(`templates/${result.id}`, { replace: true });
+      }
     } catch (err) {
       const error = err as ApiError;
       const problems = Object.entries(error.fields).flatMap(([field, messages]) =>
