@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createBounce, createCampaign, createSubscriber } from '../factories.js';
 import { AxeBuilder } from '@axe-core/playwright';
-import { browserSkip, openSignedIn, SCREENSHOTS, screenshots, startConsole, type ConsoleHarness } from './browser.js';
+import { assertAccessible, browserSkip, openSignedIn, SCREENSHOTS, screenshots, startConsole, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -54,6 +54,23 @@ async function previewScreenshots(h: ConsoleHarness, session: { key: string; id:
       const result = await new AxeBuilder({ page }).exclude('iframe').analyze();
       const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
       assert.deepEqual(bad.map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`), [], `${name} ${colorScheme} ${phone}`);
+      await page.context().close();
+    }
+  }
+}
+
+/** The rule form with a tried pattern, in light and dark, desktop and phone, with axe checks. */
+async function tryScreenshots(h: ConsoleHarness, session: { key: string; id: number }) {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    for (const phone of [false, true]) {
+      const page = await openSignedIn(h, session, '/admin/bounce-rules', { colorScheme, phone });
+      await page.getByRole('button', { name: 'New rule' }).click();
+      await page.getByLabel('Pattern').fill('/user unknown/i');
+      await page.getByLabel('Bounce text').fill(BOUNCE_TEXT);
+      await page.getByRole('button', { name: 'Try the pattern' }).click();
+      await page.getByTestId('try-result').locator('mark').waitFor();
+      await page.screenshot({ path: join(SCREENSHOTS, `bounce-rule-try-${colorScheme}-${phone ? 'phone' : 'desktop'}.png`), fullPage: true });
+      await assertAccessible(page, `bounce rule form (${colorScheme}, ${phone ? 'phone' : 'desktop'})`);
       await page.context().close();
     }
   }
@@ -151,6 +168,7 @@ describe('console: templates, bounces and bounce rules', { skip }, () => {
     await page.getByLabel('Action').selectOption('unconfirmuser');
     await page.getByLabel('Comment').fill('Address does not exist');
     await screenshots(h, session, 'bounce-rules', '/admin/bounce-rules', (p) => p.getByRole('button', { name: 'Move /mailbox is full/i down' }).waitFor());
+    await tryScreenshots(h, session);
     await page.getByRole('button', { name: 'Create rule' }).click();
     await page.getByText('Rule /user unknown/i created.').waitFor();
     let rules = (await h.app.inject({ method: 'GET', url: '/api/v2/bounces/regex', headers: headers() })).json();
