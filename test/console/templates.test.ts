@@ -139,6 +139,17 @@ describe('console: templates, bounces and bounce rules', { skip }, () => {
     await screenshots(h, session, 'templates', '/admin/templates', (p) => p.getByRole('link', { name: 'Newsletter' }).waitFor());
   });
 
+  test('a template started from a built-in one opens in the editor', async () => {
+    const page = await openSignedIn(h, session, '/admin/templates');
+    await page.getByRole('button', { name: 'From a built-in template' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Start from a built-in template' });
+    await dialog.getByRole('button', { name: 'Use Responsive template' }).click();
+    await page.getByRole('heading', { name: 'Responsive template', level: 1 }).waitFor();
+    await page.frameLocator('iframe[title="Template preview"]').getByText('Sample campaign heading').waitFor();
+    await page.goto('/admin/templates');
+    await page.getByRole('link', { name: 'Responsive template' }).waitFor();
+  });
+
   test('a template is deleted after the dialog says what happens to campaigns using it', async () => {
     const created = await h.app.inject({ method: 'POST', url: '/api/v2/templates', headers: headers(), payload: { title: 'Old design', content: '<p>[CONTENT]</p>' } });
     const page = await openSignedIn(h, session, '/admin/templates');
