@@ -41,7 +41,7 @@ await database.db.execute(sql`
   insert into bounces (received_at, status, comment, header, data, campaign_id, subscriber_id)
   select now() - (n || ' seconds')::interval,
          (array['bounced list message', 'bounced system message', 'unidentified'])[1 + n % 3],
-         'user unknown', 'From: MAILER-DAEMON@mx.example.net', repeat('550 5.1.1 User unknown. ', 40),
+         'user unknown', 'From: MAILER-DAEMON@mx.example.net', repeat('550 5.1.1 User unknown. ', 4),
          ${range!.c} + n % 100, ${range!.s} + n % 100000
   from generate_series(1, ${BOUNCES}) as n`);
 await database.db.execute(sql`analyze`);
