@@ -131,6 +131,11 @@ describe('console: templates, bounces and bounce rules', { skip }, () => {
     await page.keyboard.press('Control+End');
     await page.keyboard.type('\n<!-- edited -->');
     await page.getByText('Unsaved changes').waitFor();
+    // Tab indents inside the editor; Escape then Tab leaves it (no keyboard trap), to the next control.
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { closest(s: string): unknown } | null } }).document.activeElement?.closest('.cm-editor') ?? null), null);
+    assert.ok(await page.getByLabel('Phone width').evaluate((el) => el === (el as unknown as { ownerDocument: { activeElement: unknown } }).ownerDocument.activeElement));
     await page.getByRole('button', { name: 'Save template' }).click();
     await results.getByText('Template saved.', { exact: false }).waitFor();
     const saved = (await h.app.inject({ method: 'GET', url: `/api/v2/templates/${list.items[0].id}`, headers: headers() })).json();
