@@ -151,3 +151,9 @@ function translate(body: string, delimiter: string): string {
   }
   return out;
 }
+
+/** Where a rule first matches a bounce text, in the part bounce processing searches (MAX_MATCH_INPUT characters). */
+export function findBounceRuleMatch(rule: BounceRulePattern, text: string): { start: number; end: number } | null {
+  const matcher = rule.matcher(text.length > MAX_MATCH_INPUT ? text.slice(0, MAX_MATCH_INPUT) : text);
+  return matcher.find() ? { start: matcher.start(), end: matcher.end() } : null;
+}

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { callerOf } from '../plugins/auth.js';
 import { rawPathId } from '../plugins/http.js';
 import { errorResponses } from '../shared/schemas.js';
-import { BounceRegex, BounceRegexBody, BounceRuleParams } from './bounce-rule.schemas.js';
+import { BounceRegex, BounceRegexBody, BounceRuleParams, BounceRuleTestBody, BounceRuleTestResult } from './bounce-rule.schemas.js';
 import * as service from './bounce-rule.service.js';
 
 const tags = ['bounce rules'];
@@ -54,6 +54,24 @@ export const bounceRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => reply.code(201).send(await service.createRule(app.ctx, request.body, callerOf(request).id)),
+  );
+
+  app.post(
+    '/bounces/regex/test',
+    {
+      onRequest: guard,
+      schema: {
+        tags,
+        operationId: 'testBounceRule',
+        summary: 'Try a pattern on a pasted bounce text, with the engine bounce processing uses (Mailroom addition)',
+        description:
+          'Nothing is stored. The pattern is compiled as a rule\'s would be (422 at `regex` saying why not) and searched ' +
+          `in the first 20,000 characters of \`text\`, as bounce processing does. At most ${service.TESTS_PER_MINUTE} tries a minute per administrator (429).`,
+        body: BounceRuleTestBody,
+        response: { 200: BounceRuleTestResult, ...errorResponses(400, 403, 422, 429) },
+      },
+    },
+    async (request) => service.testRule(app.ctx, request.body, callerOf(request).id),
   );
 
   app.put(

@@ -49,3 +49,30 @@ export const BounceRegexBody = Type.Object(
 export type BounceRegexBody = Static<typeof BounceRegexBody>;
 
 export const BounceRuleParams = Type.Object({ ruleId: IdParam });
+
+/** Bounce text the "try this rule" endpoint accepts, in characters. */
+export const MAX_TEST_TEXT = 65_536;
+
+/** `POST /bounces/regex/test` (ours): a pattern and a pasted bounce, matched as bounce processing would. */
+export const BounceRuleTestBody = Type.Object(
+  {
+    regex: Type.String({ minLength: 1, maxLength: MAX_PATTERN_LENGTH, description: 'A pattern as a rule\'s `regex`' }),
+    text: Type.String({ maxLength: MAX_TEST_TEXT, description: 'The bounce text to search (header and body as pasted)' }),
+  },
+  { additionalProperties: false },
+);
+export type BounceRuleTestBody = Static<typeof BounceRuleTestBody>;
+
+export const BounceRuleTestResult = Type.Object({
+  matches: Type.Boolean(),
+  match: Nullable(
+    Type.Object({
+      start: Type.Integer({ description: 'Offset of the match in `text` (UTF-16 code units)' }),
+      end: Type.Integer(),
+      text: Type.String({ description: 'The matched text (at most 500 characters, then …)' }),
+    }),
+  ),
+  excerpt: Nullable(Type.String({ description: 'The match with up to 80 characters either side' })),
+  searched: Type.Integer({ description: 'Characters searched: bounce processing reads only the first 20,000' }),
+});
+export type BounceRuleTestResult = Static<typeof BounceRuleTestResult>;

@@ -1,9 +1,10 @@
 import type { AppContext } from '../context.js';
-import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '../shared/errors.js';
+import { takeStrict } from '../sending/rate-limit.js';
 import { invalidateBounceRules } from './bounce-processing.js';
-import { BounceRulePatternError, compileBounceRule } from './bounce-rule.pattern.js';
+import { BounceRulePatternError, compileBounceRule, findBounceRuleMatch, MAX_MATCH_INPUT } from './bounce-rule.pattern.js';
 import * as repo from './bounce-rule.repository.js';
-import type { BounceRegex, BounceRegexBody } from './bounce-rule.schemas.js';
+import type { BounceRegex, BounceRegexBody, BounceRuleTestBody, BounceRuleTestResult } from './bounce-rule.schemas.js';
 
 export const RULE_NOT_FOUND = 'Bounce regex not found.';
 const REGEX_TAKEN = 'A bounce rule with this regex already exists.';
@@ -47,6 +48,37 @@ export async function deleteRule(ctx: AppContext, id: number): Promise<void> {
   if (!(await repo.deleteRule(ctx.db, id))) throw new NotFoundError(RULE_NOT_FOUND);
   invalidateBounceRules();
 }
+
+/** Tries an administrator may make per minute: matching is linear, but each try still costs a request's work. */
+export const TESTS_PER_MINUTE = 60;
+const MAX_SHOWN = 500;
+const CONTEXT = 80;
+
+/**
+ * "Try this rule": the pattern compiled and matched exactly as bounce processing does (compileBounceRule, the first
+ * MAX_MATCH_INPUT characters), so what the console shows is what the processor will do. A pattern RE2 refuses is a
+ * 422 at `regex` with the same reason a save would give.
+ */
+export async function testRule(ctx: AppContext, body: BounceRuleTestBody, callerId: number): Promise<BounceRuleTestResult> {
+  const rate = await takeStrict(ctx.db, `bounce-rule-test:${callerId}`, 60, TESTS_PER_MINUTE);
+  if (!rate.granted) throw new TooManyRequestsError(`Too many rule tests: at most ${TESTS_PER_MINUTE} a minute.`, rate.retryAfter);
+  checkPattern(body.regex);
+  const rule = compileBounceRule(body.regex);
+  const searched = Math.min(body.text.length, MAX_MATCH_INPUT);
+  const found = findBounceRuleMatch(rule, body.text);
+  if (!found) return { matches: false, match: null, excerpt: null, searched };
+  const matched = body.text.slice(found.start, found.end);
+  const before = body.text.slice(Math.max(0, found.start - CONTEXT), found.start);
+  const after = body.text.slice(found.end, found.end + CONTEXT);
+  return {
+    matches: true,
+    match: { start: found.start, end: found.end, text: shorten(matched) },
+    excerpt: `${found.start > CONTEXT ? '…' : ''}${before}${shorten(matched)}${after}${found.end + CONTEXT < body.text.length ? '…' : ''}`,
+    searched,
+  };
+}
+
+const shorten = (text: string) => (text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text);
 
 /** The pattern must compile for the linear-time engine, RE2 (422 at `regex` saying why not). */
 function checkPattern(regex: string): void {

@@ -1,8 +1,8 @@
-import { and, asc, count, desc, eq, gt, isNull, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { bounces, campaigns, subscribers } from '../db/schema/index.js';
 import { toAtom } from '../shared/time.js';
-import type { Bounce, CampaignBounces, SubscriberBounces } from './bounce.schemas.js';
+import type { Bounce, BounceDetail, CampaignBounces, SubscriberBounces } from './bounce.schemas.js';
 
 const bounceColumns = {
   id: bounces.id,
@@ -38,7 +38,13 @@ export async function listBounces(db: Executor, by: BounceFilter, afterId: numbe
     .orderBy(asc(bounces.id))
     .limit(limit);
   const [total] = await db.select({ n: count() }).from(bounces).where(filter);
-  const items: Bounce[] = rows.map((r) => ({
+  return { items: rows.map(toBounce), total: total?.n ?? 0 };
+}
+
+type BounceRow = { [K in keyof typeof bounceColumns]: (typeof bounceColumns)[K]['_']['data'] | null } & { id: number };
+
+function toBounce(r: BounceRow): Bounce {
+  return {
     id: r.id,
     status: r.status,
     date: toAtom(r.receivedAt),
@@ -47,8 +53,24 @@ export async function listBounces(db: Executor, by: BounceFilter, afterId: numbe
     subscriber_id: r.subscriberId,
     subscriber_email: r.email,
     comment: r.comment,
-  }));
-  return { items, total: total?.n ?? 0 };
+  };
+}
+
+/** One bounce with its raw header and body, each cut to `max` characters in SQL so a huge message is never read whole. */
+export async function findBounce(db: Executor, id: number, max: number): Promise<BounceDetail | null> {
+  const [row] = await db
+    .select({
+      ...bounceColumns,
+      header: sql<string | null>`left(${bounces.header}, ${max})`,
+      data: sql<string | null>`left(${bounces.data}, ${max})`,
+      truncated: sql<boolean>`coalesce(length(${bounces.header}) > ${max}, false) or coalesce(length(${bounces.data}) > ${max}, false)`,
+    })
+    .from(bounces)
+    .leftJoin(campaigns, eq(campaigns.id, bounces.campaignId))
+    .leftJoin(subscribers, eq(subscribers.id, bounces.subscriberId))
+    .where(eq(bounces.id, id));
+  if (!row) return null;
+  return { ...toBounce(row), header: row.header, data: row.data, truncated: Boolean(row.truncated) };
 }
 
 export async function deleteBounce(db: Executor, id: number): Promise<boolean> {

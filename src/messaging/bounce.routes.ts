@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { callerOf } from '../plugins/auth.js';
 import { Page, cursorOf } from '../shared/pagination.js';
 import { errorResponses } from '../shared/schemas.js';
-import { Bounce, BounceListQuery, BounceParams, CampaignBounces, MAX_TOTALS, SubscriberBounces } from './bounce.schemas.js';
+import { Bounce, BounceDetail, BounceListQuery, BounceParams, CampaignBounces, MAX_TOTALS, SubscriberBounces } from './bounce.schemas.js';
 import * as service from './bounce.service.js';
 
 const tags = ['bounces'];
@@ -57,6 +57,21 @@ export const bounceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async () => service.totalsBySubscriber(app.ctx),
+  );
+
+  app.get(
+    '/bounces/:bounceId',
+    {
+      onRequest: guard,
+      schema: {
+        tags,
+        operationId: 'getBounce',
+        summary: 'Read one bounce with the message as received: header and body, each cut at 262,144 characters (Mailroom addition)',
+        params: BounceParams,
+        response: { 200: BounceDetail, ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => service.getBounce(app.ctx, request.params.bounceId),
   );
 
   app.delete(

@@ -45,3 +45,17 @@ export type SubscriberBounces = Static<typeof SubscriberBounces>;
 /** The totals answer at most this many rows, most bounces first. */
 export const MAX_TOTALS = 1000;
 
+
+/** Characters of a raw bounce's header and of its body that `GET /bounces/{id}` returns. */
+export const MAX_RAW_CHARACTERS = 262_144;
+
+/** `GET /bounces/{bounceId}` (ours): a list item plus the message as received, for the console's "raw message". */
+export const BounceDetail = Type.Composite([
+  Bounce,
+  Type.Object({
+    header: Nullable(Type.String({ description: 'The header as received (at most 262,144 characters)' })),
+    data: Nullable(Type.String({ description: 'The body as received (at most 262,144 characters)' })),
+    truncated: Type.Boolean({ description: 'Whether the header or the body was cut at 262,144 characters' }),
+  }),
+]);
+export type BounceDetail = Static<typeof BounceDetail>;

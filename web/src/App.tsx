@@ -18,6 +18,10 @@ const Administrators = lazy(() => import('./views/Administrators'));
 const Account = lazy(() => import('./views/Account'));
 const Segments = lazy(() => import('./views/Segments'));
 const SegmentEditor = lazy(() => import('./views/SegmentEditor'));
+const Templates = lazy(() => import('./views/Templates'));
+const TemplatePage = lazy(() => import('./views/TemplatePage'));
+const Bounces = lazy(() => import('./views/Bounces'));
+const BounceRules = lazy(() => import('./views/BounceRules'));
 
 interface Route {
   pattern: string;
@@ -40,6 +44,10 @@ const ROUTES: Route[] = [
   { pattern: 'administrator-attributes', need: 'settings', render: () => <Attributes of="administrator" /> },
   { pattern: 'administrators', need: 'super', render: () => <Administrators /> },
   { pattern: 'account', need: null, render: () => <Account /> },
+  { pattern: 'templates', need: 'campaigns', render: () => <Templates /> },
+  { pattern: 'templates/:id', need: 'campaigns', render: (p) => <TemplatePage key={p.id} id={p.id === 'new' ? null : Number(p.id)} /> },
+  { pattern: 'bounces', need: 'campaigns', render: () => <Bounces /> },
+  { pattern: 'bounce-rules', need: 'settings', render: () => <BounceRules /> },
 ];
 
 const MENU: { to: string; label: string; need: Privilege | 'super' | null }[] = [
@@ -52,6 +60,8 @@ const MENU: { to: string; label: string; need: Privilege | 'super' | null }[] = 
   { to: 'attributes', label: 'Attributes', need: 'settings' },
   { to: 'administrator-attributes', label: 'Admin attributes', need: 'settings' },
   { to: 'administrators', label: 'Administrators', need: 'super' },
+  { to: 'templates', label: 'Templates', need: 'campaigns' },
+  { to: 'bounces', label: 'Bounces', need: 'campaigns' },
   { to: 'account', label: 'Your account', need: null },
 ];
 

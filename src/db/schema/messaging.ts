@@ -196,7 +196,7 @@ export const bounceRules = pgTable(
 
 /**
  * Bounces received. Linked to the campaign, subscriber and delivery they were matched to (null when unmatched).
- * The raw message is kept for the rules and for audit but never exposed by the API.
+ * The raw message is kept for the rules and for audit; only `GET /bounces/{id}` returns it (the console's view).
  */
 export const bounces = pgTable(
   'bounces',
