@@ -77,6 +77,28 @@ describe('PGLITE_MAX_REQUESTS', () => {
     for (let i = 0; i < 3; i++) assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
   });
 
+  test('a slow statement on the database thread leaves the service answering: /healthz and 503 come back over HTTP meanwhile', { skip: !pglite && 'the embedded database only', timeout: 60_000 }, async () => {
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    // pg_sleep is synchronous in PGlite: in-process, it froze the thread that accepts connections for its duration.
+    let finished = false;
+    const slow = testDb.database.prepared('slow', 'select pg_sleep(8)', []).then(() => (finished = true));
+    const health = await fetch(`${address}/healthz`);
+    assert.equal(health.status, 200);
+    assert.equal(finished, false, '/healthz was answered while the statement ran');
+
+    // Two requests that need the database fill the house; the next one is shed at once, over a real connection.
+    const waiting = [app.inject({ method: 'GET', url: '/readyz' }), app.inject({ method: 'GET', url: '/readyz' })];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const shed = await fetch(`${address}/api/v2/lists`);
+    assert.equal(shed.status, 503);
+    assert.equal(shed.headers.get('retry-after'), '1');
+    assert.deepEqual(await shed.json(), { message: 'The service is overloaded: try again shortly.' });
+    assert.equal(finished, false, 'the 503 was answered while the statement ran');
+
+    await slow;
+    for (const response of await Promise.all(waiting)) assert.equal(response.statusCode, 200);
+  });
+
   test('on PostgreSQL nothing is shed', { skip: pglite && 'PostgreSQL only', timeout: 30_000 }, async () => {
     const responses = await Promise.all([1, 2, 3, 4].map(() => app.inject({ method: 'GET', url: '/readyz' })));
     assert.deepEqual(responses.map((r) => r.statusCode), [200, 200, 200, 200]);
