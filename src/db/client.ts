@@ -36,6 +36,8 @@ export interface Database {
    * `name` (planning a join costs more than running it on a page of 25); `text` must be the same for a given name.
    */
   prepared<T>(name: string, text: string, values: readonly unknown[]): Promise<T[]>;
+  /** Embedded database only: how long its oldest unanswered statement has waited, in ms (see plugins/overload.ts). */
+  waitingMs?(): number;
   close(): Promise<void>;
 }
 
@@ -75,6 +77,7 @@ async function createPglite(dataDir: string, loadDataDir?: Blob): Promise<Databa
     kind: 'pglite',
     // PGlite is one connection in one process: nothing else can race us.
     withLock: (_key, fn) => fn(),
+    waitingMs: () => client.waitingMs(),
     exec: async (script) => {
       await client.exec(script);
     },

@@ -21,14 +21,15 @@ export interface ThreadStart {
   loadDataDir?: Uint8Array;
 }
 
-export type ThreadRequest = { id: number } & (
+/** A call of the database thread; the request carries an id its reply names. */
+export type ThreadCall =
   | { op: 'query'; sql: string; params?: unknown[]; rowMode?: QueryOptions['rowMode']; keepText?: number[]; tx?: number }
   | { op: 'exec'; sql: string; tx?: number }
   | { op: 'begin' }
   | { op: 'end'; tx: number; commit: boolean }
   | { op: 'dump'; compression?: 'gzip' | 'none' | 'auto' }
-  | { op: 'close' }
-);
+  | { op: 'close' };
+export type ThreadRequest = ThreadCall & { id: number };
 
 /** An error as it crosses threads: structured cloning would drop its SQLSTATE `code` and the rest. */
 export interface WireError {
@@ -69,6 +70,8 @@ const PROBE = '\u0000probe';
 interface Pending {
   resolve(value: unknown): void;
   reject(err: Error): void;
+  /** performance.now() when it was posted. */
+  since: number;
 }
 
 export class PgliteThread {
@@ -103,6 +106,15 @@ export class PgliteThread {
       throw rebuildError(reply.error);
     }
     return new PgliteThread(worker);
+  }
+
+  /**
+   * How long the oldest unanswered call has waited, in milliseconds (0 when none is): the database's queue as a
+   * time, for load shedding. The map keeps the order calls were posted in, so its first entry is the oldest.
+   */
+  waitingMs(): number {
+    const oldest = this.pending.values().next().value;
+    return oldest ? performance.now() - oldest.since : 0;
   }
 
   async query<T>(sql: string, params?: unknown[], options?: QueryOptions, tx?: number): Promise<Results<T>> {
@@ -146,12 +158,12 @@ export class PgliteThread {
     await exited;
   }
 
-  private call(request: Omit<ThreadRequest, 'id'>): Promise<unknown> {
+  private call(request: ThreadCall): Promise<unknown> {
     if (this.stopped) return Promise.reject(this.stopped);
     const id = this.nextId++;
     if (this.pending.size === 0) this.worker.ref();
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve, reject, since: performance.now() });
       this.worker.postMessage({ ...request, id });
     });
   }
