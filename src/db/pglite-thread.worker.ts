@@ -21,14 +21,24 @@ interface OpenTransaction {
 const transactions = new Map<number, OpenTransaction>();
 let nextTransaction = 1;
 
-/** The properties of an error that say what went wrong (SQLSTATE code, detail, errno…), for the main thread. */
+/**
+ * The properties of an error that say what went wrong (SQLSTATE code, detail, errno…), for the main thread. Emscripten's
+ * file-system errors (a full or read-only DATA_DIR) are plain objects with an `errno`, not Errors.
+ */
 function wireError(err: unknown): WireError {
-  if (!(err instanceof Error)) return { name: 'Error', message: String(err), props: {} };
+  if (typeof err !== 'object' || err === null) return { name: 'Error', message: String(err), props: {} };
   const props: Record<string, string | number | boolean> = {};
   for (const [key, value] of Object.entries(err)) {
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') props[key] = value;
   }
-  return { name: err.name, message: err.message, stack: err.stack, props, cause: err.cause === undefined ? undefined : wireError(err.cause) };
+  const { name, message, stack, cause } = err as { name?: unknown; message?: unknown; stack?: unknown; cause?: unknown };
+  return {
+    name: typeof name === 'string' ? name : 'Error',
+    message: typeof message === 'string' ? message : String(err),
+    stack: typeof stack === 'string' ? stack : undefined,
+    props,
+    cause: cause === undefined ? undefined : wireError(cause),
+  };
 }
 
 /** Drizzle's parsers keep these types as PostgreSQL's text (they are identity functions, which cannot be posted). */
