@@ -26,6 +26,8 @@ export interface LoadOutput {
   latency_p95_ms: number;
   latency_p97_5_ms: number;
   latency_p99_ms: number;
+  /** The slowest answered request (a request with no answer within autocannon's 10 s counts in `timeouts`). */
+  latency_max_ms: number;
   requests_total: number;
   errors: number;
   timeouts: number;
@@ -59,6 +61,7 @@ async function runLoad(scenario: LoadScenario, input: DriveInput): Promise<LoadO
     latency_p95_ms: Math.round(p95 * 10) / 10,
     latency_p97_5_ms: result.latency.p97_5,
     latency_p99_ms: result.latency.p99,
+    latency_max_ms: result.latency.max,
     requests_total: result.requests.total,
     errors: result.errors,
     timeouts: result.timeouts,

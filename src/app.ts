@@ -126,7 +126,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   app.addSchema(ValidationFailure);
   registerHttpConventions(app);
   registerErrorHandler(app);
-  registerOverloadShedding(app, config);
+  registerOverloadShedding(app, config, database);
   registerAuth(app);
   await registerOpenApi(app);
   if (config.corsOrigins.length > 0) {

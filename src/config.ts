@@ -13,6 +13,7 @@ export const EnvSchema = Type.Object({
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   PGLITE_MAX_REQUESTS: Type.Integer({ minimum: 0, maximum: 100_000, default: 64 }),
+  PGLITE_MAX_WAIT_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 2000 }),
   PUBLIC_URL: Type.String({ default: 'http://localhost:8080', pattern: '^https?://[^\\s]+$' }),
   SESSION_TTL: Type.Integer({ minimum: 60, maximum: 31_536_000, default: 3600 }),
   ADMIN_LOGIN: Type.String({ default: '' }),
@@ -83,6 +84,8 @@ export interface Config {
   readonly dataDir: string;
   /** Embedded PGlite: requests handled at once beyond which new ones get 503 (0: no limit). See plugins/overload.ts. */
   readonly pgliteMaxRequests: number;
+  /** Embedded PGlite: how long its oldest unanswered call may have waited before new requests get 503 (0: no bound). */
+  readonly pgliteMaxWaitMs: number;
   /** Base of every link written into mail, without a trailing slash. */
   readonly publicUrl: string;
   /** Session lifetime in seconds, fixed from login. */
@@ -247,6 +250,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     databasePoolSize: converted.DATABASE_POOL_SIZE,
     dataDir: converted.DATA_DIR,
     pgliteMaxRequests: converted.PGLITE_MAX_REQUESTS,
+    pgliteMaxWaitMs: converted.PGLITE_MAX_WAIT_MS,
     publicUrl,
     sessionTtl: converted.SESSION_TTL,
     admin: Object.freeze({

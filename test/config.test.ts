@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       databasePoolSize: 10,
       dataDir: './data',
       pgliteMaxRequests: 64,
+      pgliteMaxWaitMs: 2000,
       publicUrl: 'http://localhost:8080',
       sessionTtl: 3600,
       admin: { login: '', password: '', email: '' },

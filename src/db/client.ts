@@ -1,12 +1,12 @@
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import type { PGlite } from '@electric-sql/pglite';
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { dataDirError, lockDataDir, StartupError } from './data-dir.js';
+import { PgliteThread } from './pglite-thread.js';
 import * as schema from './schema/index.js';
 
 /** The Drizzle database, typed against the Postgres base both drivers share. */
@@ -36,6 +36,8 @@ export interface Database {
    * `name` (planning a join costs more than running it on a page of 25); `text` must be the same for a given name.
    */
   prepared<T>(name: string, text: string, values: readonly unknown[]): Promise<T[]>;
+  /** Embedded database only: how long its oldest unanswered statement has waited, in ms (see plugins/overload.ts). */
+  waitingMs?(): number;
   close(): Promise<void>;
 }
 
@@ -60,20 +62,22 @@ async function createPglite(dataDir: string, loadDataDir?: Blob): Promise<Databa
     unlock = lockDataDir(dataDir);
     path = join(dataDir, 'pgdata');
   }
-  let client: PGlite;
+  let client: PgliteThread;
   try {
-    // pg_trgm backs the e-mail substring search's index (routines/050_subscriber_email_trigram.sql).
-    client = await PGlite.create(path, { extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) });
+    // On a thread of its own, so its synchronous work never stops this one from serving (see pglite-thread.ts).
+    client = await PgliteThread.start(path, loadDataDir);
   } catch (err) {
     unlock();
     throw dataDirError(dataDir, err) ?? new StartupError(`cannot open the embedded database in DATA_DIR ${dataDir}: ${reasonOf(err)}`, 1);
   }
-  const db = drizzlePglite({ client, schema }) as unknown as Db;
+  // The thread's client answers the calls drizzle's PGlite driver makes (query, transaction).
+  const db = drizzlePglite({ client: client as unknown as PGlite, schema }) as unknown as Db;
   return {
     db,
     kind: 'pglite',
     // PGlite is one connection in one process: nothing else can race us.
     withLock: (_key, fn) => fn(),
+    waitingMs: () => client.waitingMs(),
     exec: async (script) => {
       await client.exec(script);
     },

@@ -7,8 +7,9 @@ import { routeNotFoundMessage } from './http.js';
 /**
  * The one place errors become responses. Typed errors keep their status and message; validator failures
  * become the 422 shape; Fastify's own 4xx (body too large, bad media type) keep theirs. Everything else is a
- * 500 whose message is the error's own only when our code raised a plain Error on purpose; driver and
- * runtime errors could leak internals, so they answer with the request id and the detail goes to the log.
+ * 500 with a generic message and the request id, and its detail goes to the log: only typed errors
+ * (shared/errors.ts) say something to the client, since any other error's message (a plain Error's included)
+ * may carry internals such as a path, a statement or a value.
  */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -38,8 +39,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
       return reply.code(status).send({ message: clientErrorMessage(error) });
     }
     request.log.error({ err: error }, 'unhandled error');
-    const ownMessage = error.constructor === Error && !error.code && !error.cause && error.message;
-    return reply.code(500).send({ message: ownMessage || `Internal server error (request ${request.id})` });
+    return reply.code(500).send({ message: `Internal server error (request ${request.id})` });
   });
 }
 
