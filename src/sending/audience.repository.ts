@@ -19,6 +19,29 @@ const MARK = sql`on conflict (campaign_id, list_id) do update
                                           then campaign_audience_sources.frozen_through_subscriber_id else 0 end,
       frozen_at = null`;
 
+/**
+ * Who gets a record of a campaign, of the subscribers aliased `s`: confirmed, not blacklisted, not disabled, and
+ * whose address is not in the blacklist table. One fragment, so the freeze and the audience count cannot disagree.
+ */
+const SENDABLE = sql`s.confirmed and not s.blacklisted and not s.disabled
+  and not exists (select 1 from blacklist b where lower(b.email) = lower(s.email))`;
+
+/**
+ * How many subscribers a send of the campaign would freeze now: distinct members of its lists (list_campaigns) who
+ * are SENDABLE. One statement: a semi-join of the lists' memberships (primary-key ranges) with the subscribers, so a
+ * subscriber on several lists counts once, as the freeze's ON CONFLICT gives them one record.
+ */
+export async function audienceCount(db: Executor, campaignId: number): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(
+    db,
+    sql`select count(*)::float8 as n from subscribers s
+        where s.id in (select m.subscriber_id from list_campaigns lc join subscriptions m on m.list_id = lc.list_id
+                       where lc.campaign_id = ${campaignId})
+          and ${SENDABLE}`,
+  );
+  return row?.n ?? 0;
+}
+
 /** Marks the campaign's own lists (list_campaigns) to be frozen: one small statement, whatever their size. */
 export async function markCampaignLists(tx: Executor, campaignId: number): Promise<void> {
   await tx.execute(
@@ -140,8 +163,7 @@ export async function freezeChunk(tx: Executor, campaignId: number, source: Pend
           -- An array, not a join: the planner then probes the primary key once per member. Joined, it hashed the
           -- chunk and scanned the whole subscribers table for every chunk (a million-row scan per 50,000).
           where s.id = any(array(select id from chunk))
-            and s.confirmed and not s.blacklisted and not s.disabled
-            and not exists (select 1 from blacklist b where lower(b.email) = lower(s.email))
+            and ${SENDABLE}
           order by s.id
           on conflict (campaign_id, subscriber_id) do nothing
           returning 1
