@@ -16,6 +16,10 @@ const Import = lazy(() => import('./views/Import'));
 const Attributes = lazy(() => import('./views/Attributes'));
 const Administrators = lazy(() => import('./views/Administrators'));
 const Account = lazy(() => import('./views/Account'));
+const CampaignSend = lazy(() => import('./views/CampaignSend'));
+const CampaignDeliveries = lazy(() => import('./views/CampaignDeliveries'));
+const CampaignReport = lazy(() => import('./views/CampaignReport'));
+const Analytics = lazy(() => import('./views/Analytics'));
 
 interface Route {
   pattern: string;
@@ -34,6 +38,10 @@ const ROUTES: Route[] = [
   { pattern: 'attributes', need: 'settings', render: () => <Attributes /> },
   { pattern: 'administrators', need: 'super', render: () => <Administrators /> },
   { pattern: 'account', need: null, render: () => <Account /> },
+  { pattern: 'campaigns/:id/send', need: 'campaigns', render: (p) => <CampaignSend id={Number(p.id)} /> },
+  { pattern: 'campaigns/:id/deliveries', need: 'campaigns', render: (p) => <CampaignDeliveries id={Number(p.id)} /> },
+  { pattern: 'campaigns/:id/report', need: 'statistics', render: (p) => <CampaignReport id={Number(p.id)} /> },
+  { pattern: 'analytics', need: 'statistics', render: () => <Analytics /> },
 ];
 
 const MENU: { to: string; label: string; need: Privilege | 'super' | null }[] = [
@@ -42,6 +50,7 @@ const MENU: { to: string; label: string; need: Privilege | 'super' | null }[] = 
   { to: 'subscribers', label: 'Subscribers', need: 'subscribers' },
   { to: 'import', label: 'Import', need: 'subscribers' },
   { to: 'blacklist', label: 'Blacklist', need: 'subscribers' },
+  { to: 'analytics', label: 'Analytics', need: 'statistics' },
   { to: 'attributes', label: 'Attributes', need: 'settings' },
   { to: 'administrators', label: 'Administrators', need: 'super' },
   { to: 'account', label: 'Your account', need: null },

@@ -18,3 +18,7 @@ export type AttributeDefinition = Answer<'/api/v2/attributes/{definitionId}', 'g
 export type AttributeValue = Answer<'/api/v2/subscribers/{subscriberId}/attributes/{definitionId}', 'get'>;
 export type BlacklistInfo = Answer<'/api/v2/blacklist/info/{email}', 'get'>;
 export type ImportResult = Answer<'/api/v2/subscribers/import', 'post'>;
+export type Campaign = Answer<'/api/v2/campaigns/{messageId}', 'get'>;
+export type CampaignStats = Answer<'/api/v2/campaigns/{messageId}/stats', 'get'>;
+export type Audience = Answer<'/api/v2/campaigns/{messageId}/audience', 'get'>;
+export type DeliveryPage = Answer<'/api/v2/campaigns/{messageId}/deliveries', 'get'>;

@@ -26,8 +26,8 @@ export default function Dashboard() {
     return {
       days: g.days.map((d) => d.date),
       series: [
-        { label: 'Subscribers', values: g.days.map((d) => d.total), color: '#3b6fe0' },
-        { label: 'New', values: g.days.map((d) => d.new), color: '#1a9f5a' },
+        { label: 'Subscribers', values: g.days.map((d) => d.total), color: '--chart-1' },
+        { label: 'New', values: g.days.map((d) => d.new), color: '--chart-2' },
       ],
     };
   }, [data.data]);
