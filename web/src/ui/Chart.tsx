@@ -71,6 +71,9 @@ export default function Chart({
     const axis = { stroke: text, grid: { stroke: grid }, ticks: { stroke: grid } };
     const barSeries = series.filter((s) => s.bars);
     const step = labels ? 1 : xs.length > 1 ? xs[1]! - xs[0]! : DAY;
+    const lo = xs[0] ?? 0;
+    const hi = xs.at(-1) ?? 0;
+    const pad = barSeries.length > 0 || lo === hi ? step / 2 : 0;
     const xAxis = labels
       ? {
           ...axis,
@@ -103,16 +106,15 @@ export default function Chart({
           }),
         ],
         axes: [xAxis, { ...axis, size: 56 }],
-        // Bars need room for the first and last slot; a lone point needs some span around it.
+        // The x range is the data's own (uPlot's automatic range stretched a lone point over years), with room for
+        // the first and last bar, or around a lone point.
         scales: {
-          x: {
-            time: !labels,
-            range: (_u, min, max) => (barSeries.length > 0 || min === max ? [min - step / 2, max + step / 2] : [min, max]),
-          },
+          x: { time: !labels, range: () => [lo - pad, hi + pad] },
           y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] },
         },
         legend: { show: true },
-        cursor: { points: { show: barSeries.length === 0 } },
+        // No drag-to-zoom: the range is fixed to the data, and a table beside each chart gives exact figures.
+        cursor: { points: { show: barSeries.length === 0 }, drag: { x: false, y: false } },
       },
       [xs, ...series.map((s) => s.values)],
       el,

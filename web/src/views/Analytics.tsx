@@ -234,7 +234,11 @@ function Table({ label, head, rows }: { label: string; head: string[]; rows: { k
         <tbody>
           {rows.map((r) => (
             <tr key={r.key}>
-              {r.cells.map((c, i) => (i === 0 ? <th key={i} scope="row">{c}</th> : <td key={i} className="num">{c}</td>))}
+              {r.cells.map((c, i) => (
+                <td key={i} className={i > 0 ? 'num' : undefined}>
+                  {c}
+                </td>
+              ))}
             </tr>
           ))}
         </tbody>

@@ -163,8 +163,9 @@ function hourlySeries(s: CampaignStats) {
   const clicks = new Map(s.clicks_per_hour.map((h) => [at(h.hour), h]));
   const all = [...opens.keys(), ...clicks.keys()];
   if (all.length === 0) return { times: [], series: [] };
-  const last = Math.max(...all);
-  const first = Math.max(Math.min(...all), last - (MAX_HOURS - 1) * HOUR);
+  // A quiet hour on each side, so a send whose events all fall in one hour still draws a line.
+  const last = Math.max(...all) + HOUR;
+  const first = Math.max(Math.min(...all) - HOUR, last - (MAX_HOURS - 1) * HOUR);
   const times: number[] = [];
   for (let t = first; t <= last; t += HOUR) times.push(t);
   return {
