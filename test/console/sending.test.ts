@@ -157,6 +157,16 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
     await screenshots(h, session, 'campaign-report', `/admin/campaigns/${campaignId}/report`, (p) => p.locator('.chart canvas').first().waitFor());
   });
 
+  test('dashboard: mails sent per day and opens and clicks per day over the last 30 days', async () => {
+    const page = await openSignedIn(h, session, '/admin/');
+    const sends = page.getByRole('img', { name: /Campaign mails sent and failed per day/ });
+    await sends.waitFor();
+    assert.match((await sends.getAttribute('aria-label')) ?? '', /: 300 sent$/);
+    await sends.locator('canvas').waitFor();
+    await page.getByRole('img', { name: 'Opens and clicks per day over the last 30 days' }).locator('canvas').waitFor();
+    await screenshots(h, session, 'dashboard-activity', '/admin/', (p) => p.locator('.chart canvas').nth(2).waitFor());
+  });
+
   test('analytics: campaign performance, domains and local parts as tables with charts', async () => {
     const page = await openSignedIn(h, session, '/admin/analytics');
     const row = page.getByRole('region', { name: 'Campaign performance table' }).getByRole('row', { name: /Autumn offers/ });
