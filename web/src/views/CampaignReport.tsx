@@ -59,7 +59,7 @@ export default function CampaignReport({ id }: { id: number }) {
           {campaign.message_metadata.sent ? `, finished ${formatDate(campaign.message_metadata.sent)}` : ''}.
         </p>
       )}
-      <div className="grid" data-testid="report-figures">
+      <div className="grid compact" data-testid="report-figures">
         <Stat label="Sent" value={n(sent)} note={s.deliveries.failed > 0 ? `${n(s.deliveries.failed)} failed` : undefined} />
         <Stat label="Delivered" value={n(Math.max(0, sent - s.bounces))} note={rate(Math.max(0, sent - s.bounces), sent)} />
         <Stat label="Bounced" value={n(s.bounces)} note={rate(s.bounces, sent)} />
