@@ -69,7 +69,7 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
     await page.getByRole('button', { name: `Send to ${RECIPIENTS} recipients` }).click();
     await page.getByTestId('send-status').filter({ hasText: 'Sending' }).waitFor({ timeout: 30_000 });
     // Figures move without a reload.
-    await page.waitForFunction(() => Number(document.querySelector('[role=progressbar]')?.getAttribute('aria-valuenow')) > 0, null, { timeout: 30_000 });
+    await figure(page, 'Sent').filter({ hasNotText: /^0$/ }).waitFor({ timeout: 30_000 });
     const early = await count(page, 'Sent');
     assert.ok(early > 0 && early < RECIPIENTS, `some sent, not all: ${early}`);
 
@@ -79,12 +79,8 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
     const status = await h.app.inject({ method: 'GET', url: `/api/v2/campaigns/${campaignId}`, headers });
     assert.equal(status.json().message_metadata.status, 'suspended');
     // Batches already handed out finish; after that nothing more goes out while paused.
-    await page.waitForFunction(() => document.querySelector('[data-testid=eta]')?.textContent === 'paused');
-    await page.waitForFunction(
-      () => document.querySelector('[data-testid=figures] .figure:nth-child(2) dd')?.textContent === '0',
-      null,
-      { timeout: 20_000 },
-    );
+    await page.getByTestId('eta').filter({ hasText: /^paused$/ }).waitFor();
+    await figure(page, 'Sending').filter({ hasText: /^0$/ }).waitFor({ timeout: 20_000 });
     const paused = await count(page, 'Sent');
     assert.ok(paused < RECIPIENTS, `paused before the end: ${paused}`);
     await new Promise((resolve) => setTimeout(resolve, 1500));
