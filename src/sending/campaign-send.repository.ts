@@ -1,6 +1,6 @@
 import { and, asc, count, eq, gt, inArray, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { campaigns, deliveries, listCampaigns, lists, subscribers } from '../db/schema/index.js';
+import { campaigns, deliveries, lists, subscribers } from '../db/schema/index.js';
 import type { DeliveryStatus } from './campaign-send.schemas.js';
 
 /** The ids among these that are lists. */
@@ -47,8 +47,3 @@ export async function listDeliveries(db: Executor, campaignId: number, status: D
   return { rows, total: total?.n ?? 0 };
 }
 
-/** The number of lists the campaign is linked to. */
-export async function campaignListCount(db: Executor, campaignId: number): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(listCampaigns).where(eq(listCampaigns.campaignId, campaignId));
-  return row?.n ?? 0;
-}

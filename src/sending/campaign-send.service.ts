@@ -6,7 +6,7 @@ import { CAMPAIGN_NOT_FOUND, getCampaign, requireCampaign } from '../messaging/c
 import { ConflictError, NotFoundError } from '../shared/errors.js';
 import { toPage, type PageResult } from '../shared/pagination.js';
 import { toAtom } from '../shared/time.js';
-import { audienceCount, markLists } from './audience.repository.js';
+import { audienceCount, campaignListIds, markLists } from './audience.repository.js';
 import { lockCampaign } from './campaign-run.repository.js';
 import * as repo from './campaign-send.repository.js';
 import type { AudienceCount, Delivery, DeliveryListQuery, DeliveryStatus } from './campaign-send.schemas.js';
@@ -87,6 +87,6 @@ export async function listDeliveries(ctx: AppContext, id: number, query: Deliver
 /** Who a send would go to now (404 for an unknown campaign), and over how many lists. */
 export async function audience(ctx: AppContext, id: number): Promise<AudienceCount> {
   await requireCampaign(ctx, id);
-  const [count, lists] = await Promise.all([audienceCount(ctx.db, id), repo.campaignListCount(ctx.db, id)]);
-  return { count, lists };
+  const lists = await campaignListIds(ctx.db, id);
+  return { count: await audienceCount(ctx.db, lists), lists: lists.length };
 }
