@@ -75,7 +75,7 @@ describe('console shell', { skip }, () => {
     const page = await h.newPage();
     await signIn(page, 'statsonly', 'correct horse battery');
     const menu = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-    assert.deepEqual(menu, ['Dashboard', 'Your account']);
+    assert.deepEqual(menu, ['Dashboard', 'Analytics', 'Your account']);
     await page.goto('/admin/subscribers');
     await page.getByRole('alert').filter({ hasText: 'You are not allowed to open this page (it needs the subscribers privilege).' }).waitFor();
 
