@@ -176,4 +176,31 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
       p.getByRole('region', { name: 'Top domains table' }).waitFor().then(() => p.locator('.chart canvas').nth(3).waitFor()),
     );
   });
+
+  test('a send that partly failed offers to retry the failures, and the retry sends them', async () => {
+    const { list } = await listWithMembers(h.app.db, 3, { prefix: 'console-retry', domain: 'example.net' });
+    const created = await h.app.inject({
+      method: 'POST',
+      url: '/api/v2/campaigns',
+      headers,
+      payload: { content: { subject: 'Second try', text: '<p>Hello</p>' }, format: { send_format: 'html' }, options: { from_field: 'news@example.com' } },
+    });
+    const id = (created.json() as { id: number }).id;
+    await h.app.inject({ method: 'POST', url: `/api/v2/list-messages/message/${id}/list/${list.id}`, headers });
+    h.app.smtp.failNext(2, 550, 'No such user here');
+    const page = await openSignedIn(h, session, `/admin/campaigns/${id}/send`);
+    await page.getByRole('button', { name: 'Send to 3 recipients' }).click();
+    await page.getByTestId('send-status').filter({ hasText: 'Sent: partially failed' }).waitFor({ timeout: 60_000 });
+    assert.equal(await count(page, 'Failed'), 2);
+    assert.equal(await count(page, 'Sent'), 1);
+    await page.getByText(/Latest failure: 550/).waitFor();
+    await screenshots(h, session, 'campaign-send-failed', `/admin/campaigns/${id}/send`, (p) => p.getByRole('button', { name: 'Retry 2 failed' }).waitFor());
+
+    await page.getByRole('button', { name: 'Retry 2 failed' }).click();
+    await page.getByText('2 failed deliveries queued again.').waitFor();
+    await page.getByTestId('send-status').filter({ hasText: /^Sent$/ }).waitFor({ timeout: 60_000 });
+    assert.equal(await count(page, 'Sent'), 3);
+    assert.equal(await count(page, 'Failed'), 0);
+    assert.equal(mailsOf(h.app.smtp, id).length, 3);
+  });
 });

@@ -159,7 +159,7 @@ function Progress({ initial, back }: { initial: Campaign; back: { to: string; la
       <section className="card stack" aria-labelledby="progress-title">
         <div className="section-title">
           <h2 id="progress-title">Progress</h2>
-          <span className={`badge ${finished ? 'good' : status === 'suspended' ? 'bad' : ''}`} data-testid="send-status" aria-live="polite">
+          <span className={`badge ${finished ? (stats.outcome.result === 'sent' ? 'good' : 'bad') : status === 'suspended' ? 'bad' : ''}`} data-testid="send-status" aria-live="polite">
             {statusText(status, finished, stats)}
           </span>
         </div>
