@@ -46,3 +46,4 @@ export async function listDeliveries(db: Executor, campaignId: number, status: D
   const [total] = await db.select({ n: count() }).from(deliveries).where(filter);
   return { rows, total: total?.n ?? 0 };
 }
+

@@ -5,7 +5,7 @@ import { requireCampaign } from '../messaging/campaign.service.js';
 import { rawPathId } from '../plugins/http.js';
 import { Page } from '../shared/pagination.js';
 import { errorResponses } from '../shared/schemas.js';
-import { Delivery, DeliveryListQuery, ResendBody, RetryResult } from './campaign-send.schemas.js';
+import { AudienceCount, Delivery, DeliveryListQuery, ResendBody, RetryResult } from './campaign-send.schemas.js';
 import * as service from './campaign-send.service.js';
 
 const tags = ['campaigns'];
@@ -57,6 +57,25 @@ export const campaignSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => service.resendCampaign(app.ctx, request.params.messageId, request.body.list_ids),
+  );
+
+  app.get(
+    '/campaigns/:messageId/audience',
+    {
+      onRequest: guard,
+      schema: {
+        tags,
+        operationId: 'getCampaignAudience',
+        summary: 'How many subscribers a send of the campaign would go to now (ours, for a confirmation)',
+        description:
+          "Distinct members of the campaign's lists who are confirmed, not blacklisted, not disabled and whose address " +
+          'is not in the blacklist: the rule the workers freeze the audience by. Counted when asked; the records a send ' +
+          'makes are frozen later, so members who join or leave meanwhile change the final number.',
+        params: CampaignParams,
+        response: { 200: AudienceCount, ...errorResponses(403, 404, 422) },
+      },
+    },
+    async (request) => service.audience(app.ctx, request.params.messageId),
   );
 
   app.get(

@@ -42,3 +42,13 @@ export type DeliveryListQuery = Static<typeof DeliveryListQuery>;
 export const RetryResult = Type.Object({
   requeued: Type.Integer({ description: 'Failed records queued again' }),
 });
+
+/** `GET /campaigns/{id}/audience` (ours): who a send would go to now, for the console's confirmation. */
+export const AudienceCount = Type.Object({
+  count: Type.Integer({
+    minimum: 0,
+    description: "Distinct confirmed, not blacklisted, not disabled members of the campaign's lists, by the freeze's own rule",
+  }),
+  lists: Type.Integer({ minimum: 0, description: 'Lists the campaign is linked to' }),
+});
+export type AudienceCount = Static<typeof AudienceCount>;

@@ -6,10 +6,11 @@ import { CAMPAIGN_NOT_FOUND, getCampaign, requireCampaign } from '../messaging/c
 import { ConflictError, NotFoundError } from '../shared/errors.js';
 import { toPage, type PageResult } from '../shared/pagination.js';
 import { toAtom } from '../shared/time.js';
-import { markLists } from './audience.repository.js';
+import { currentCampaignSegment } from '../segments/campaign-segment.js';
+import { audienceCount, campaignListIds, markLists } from './audience.repository.js';
 import { lockCampaign } from './campaign-run.repository.js';
 import * as repo from './campaign-send.repository.js';
-import type { Delivery, DeliveryListQuery, DeliveryStatus } from './campaign-send.schemas.js';
+import type { AudienceCount, Delivery, DeliveryListQuery, DeliveryStatus } from './campaign-send.schemas.js';
 import { requeueFailed } from './delivery.repository.js';
 
 const LIST_NOT_FOUND = 'Subscriber list does not exists.';
@@ -82,4 +83,13 @@ export async function listDeliveries(ctx: AppContext, id: number, query: Deliver
     }),
   );
   return toPage(items, total, limit, (d) => d.id);
+}
+
+/** Who a send would go to now (404 for an unknown campaign), and over how many lists. */
+export async function audience(ctx: AppContext, id: number): Promise<AudienceCount> {
+  await requireCampaign(ctx, id);
+  const lists = await campaignListIds(ctx.db, id);
+  // A segment (user_selection `segment:<id>`) narrows the lists, or is the audience when there are none.
+  const segment = await currentCampaignSegment(ctx.db, id);
+  return { count: await audienceCount(ctx.db, lists, segment), lists: lists.length };
 }

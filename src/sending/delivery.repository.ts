@@ -128,7 +128,8 @@ export interface RecordedBatch {
 
 /**
  * Records a batch's outcomes and moves the campaign's figures with them, in one statement: the records (only those
- * this worker still holds), `campaign_counters`, the campaign's `as_html`/`as_text`/`processed`, and the run of
+ * this worker still holds), `campaign_counters`, the day's `campaign_daily_sends`, the campaign's
+ * `as_html`/`as_text`/`processed`, and the run of
  * consecutive failures. `failureTail` is the number of failures after the batch's last success (all of them when
  * `hadSuccess` is false, which extends the run instead of restarting it).
  */
@@ -181,6 +182,13 @@ export async function recordOutcomes(
           update campaigns c
           set as_html = c.as_html + agg.html, as_text = c.as_text + agg.text, processed = c.processed + agg.sent
           from agg where c.id = ${campaignId} and agg.sent > 0
+        ),
+        -- Sends per UTC day for the dashboard (campaign_daily_sends), moved with the counters.
+        daily as (
+          insert into campaign_daily_sends (campaign_id, day, sent, failed)
+          select ${campaignId}, (now() at time zone 'UTC')::date, agg.sent, agg.failed from agg where agg.sent + agg.failed > 0
+          on conflict (campaign_id, day) do update
+            set sent = campaign_daily_sends.sent + excluded.sent, failed = campaign_daily_sends.failed + excluded.failed
         ),
         run as (
           insert into campaign_send_states (campaign_id, consecutive_failures) values (${campaignId}, ${failureTail})

@@ -183,3 +183,16 @@ export async function dailyActivity(db: Executor, days: number): Promise<{ date:
         group by d.day order by d.day`,
   );
 }
+
+/** Deliveries sent and failed per UTC day of the last `days` days (today included), from campaign_daily_sends; quiet days are 0. */
+export async function dailySends(db: Executor, days: number): Promise<{ date: string; sent: number; failed: number }[]> {
+  return queryRows(
+    db,
+    sql`select to_char(d.day, 'YYYY-MM-DD') as date, coalesce(sum(s.sent), 0)::float8 as sent,
+          coalesce(sum(s.failed), 0)::float8 as failed
+        from generate_series((now() at time zone 'UTC')::date - ${days - 1}::int, (now() at time zone 'UTC')::date,
+                             interval '1 day') as d(day)
+        left join campaign_daily_sends s on s.day = d.day::date
+        group by d.day order by d.day`,
+  );
+}

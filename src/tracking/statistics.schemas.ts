@@ -97,5 +97,13 @@ export const Dashboard = Type.Object({
   campaigns_by_status: Type.Record(Type.String(), Type.Integer(), {
     description: 'Ours (additive): the number of campaigns in each status; statuses without campaigns are absent',
   }),
+  sends_per_day: Type.Array(
+    Type.Object({
+      date: Type.String({ description: '`YYYY-MM-DD` (UTC)' }),
+      sent: Type.Integer({ minimum: 0, description: 'Campaign mails accepted by the mail server that day' }),
+      failed: Type.Integer({ minimum: 0, description: 'Campaign deliveries that failed for good that day' }),
+    }),
+    { description: 'Ours (additive): the last 30 days, oldest first, quiet days 0, from a per-day rollup the sender keeps' },
+  ),
 });
 export type Dashboard = Static<typeof Dashboard>;

@@ -86,11 +86,12 @@ const PERFORMANCE_DAYS = 30;
  * campaigns are those queued or being sent; their past number is not kept, so their change is 0. docs/api.md.
  */
 export async function dashboard(ctx: AppContext): Promise<Dashboard> {
-  const [f, recent, performance, byStatus] = await Promise.all([
+  const [f, recent, performance, byStatus, sends] = await Promise.all([
     repo.dashboardFigures(ctx.db),
     repo.recentCampaigns(ctx.db, RECENT_CAMPAIGNS),
     repo.dailyActivity(ctx.db, PERFORMANCE_DAYS),
     repo.campaignsByStatus(ctx.db),
+    repo.dailySends(ctx.db, PERFORMANCE_DAYS),
   ]);
   const before = f.subscribers - f.subscribers_new;
   const openRate = percent(f.opened_now, f.sent_now);
@@ -120,5 +121,6 @@ export async function dashboard(ctx: AppContext): Promise<Dashboard> {
     })),
     campaign_performance: performance,
     campaigns_by_status: byStatus,
+    sends_per_day: sends,
   };
 }

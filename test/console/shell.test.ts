@@ -33,7 +33,7 @@ describe('console shell', { skip }, () => {
     const key = await storedItem(page, 'mailroom.session');
     assert.match(key ?? '', /^[0-9a-f]{32}$/);
     const menu = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-    assert.deepEqual(menu, ['Dashboard', 'Lists', 'Subscribers', 'Segments', 'Import', 'Blacklist', 'Attributes', 'Admin attributes', 'Administrators', 'Templates', 'Bounces', 'Your account']);
+    assert.deepEqual(menu, ['Dashboard', 'Templates', 'Analytics', 'Lists', 'Subscribers', 'Segments', 'Import', 'Blacklist', 'Bounces', 'Attributes', 'Admin attributes', 'Administrators', 'Your account']);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
@@ -75,7 +75,7 @@ describe('console shell', { skip }, () => {
     const page = await h.newPage();
     await signIn(page, 'statsonly', 'correct horse battery');
     const menu = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-    assert.deepEqual(menu, ['Dashboard', 'Your account']);
+    assert.deepEqual(menu, ['Dashboard', 'Analytics', 'Your account']);
     await page.goto('/admin/subscribers');
     await page.getByRole('alert').filter({ hasText: 'You are not allowed to open this page (it needs the subscribers privilege).' }).waitFor();
 

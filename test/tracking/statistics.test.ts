@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inArray } from 'drizzle-orm';
-import { campaignCounters, subscribers } from '../../src/db/schema/index.js';
+import { campaignCounters, campaignDailySends, subscribers } from '../../src/db/schema/index.js';
 import { encodeLinkToken } from '../../src/tracking/link-token.js';
 import { createCampaign, createDelivery, createLink, createSubscriber } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
@@ -47,6 +47,14 @@ before(async () => {
   await t.db.insert(campaignCounters).values([
     { campaignId: c1.id, sent: 4, bounces: 1, forwards: 2 },
     { campaignId: c3.id, sent: 2 },
+  ]);
+  // What the sender's outcome statements add per day (test/sending/daily-sends.test.ts sends for real).
+  const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  await t.db.insert(campaignDailySends).values([
+    { campaignId: c1.id, day: utcDay(now - 2 * DAY), sent: 3, failed: 1 },
+    { campaignId: c1.id, day: utcDay(now), sent: 1, failed: 0 },
+    { campaignId: c3.id, day: utcDay(now), sent: 2, failed: 0 },
+    { campaignId: c3.id, day: utcDay(now - 40 * DAY), sent: 7, failed: 0 },
   ]);
 
   const open = (uid: string, campaignId: number, agent = BROWSER) =>
@@ -224,6 +232,10 @@ describe('GET /api/v2/analytics/dashboard', () => {
       campaign_performance: days.map((date, i) => (i === 29 ? { date, opens: 5, clicks: 1 } : { date, opens: 0, clicks: 0 })),
       // Ours: counted in SQL over every campaign, drafts included.
       campaigns_by_status: { draft: 1, sent: 2, submitted: 1 },
+      // Ours: summed over campaigns per day from the rollup; the day 40 days ago is outside the window.
+      sends_per_day: days.map((date, i) =>
+        i === 29 ? { date, sent: 3, failed: 0 } : i === 27 ? { date, sent: 3, failed: 1 } : { date, sent: 0, failed: 0 },
+      ),
     });
   });
 });

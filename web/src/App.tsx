@@ -22,6 +22,10 @@ const Templates = lazy(() => import('./views/Templates'));
 const TemplatePage = lazy(() => import('./views/TemplatePage'));
 const Bounces = lazy(() => import('./views/Bounces'));
 const BounceRules = lazy(() => import('./views/BounceRules'));
+const CampaignSend = lazy(() => import('./views/CampaignSend'));
+const CampaignDeliveries = lazy(() => import('./views/CampaignDeliveries'));
+const CampaignReport = lazy(() => import('./views/CampaignReport'));
+const Analytics = lazy(() => import('./views/Analytics'));
 
 interface Route {
   pattern: string;
@@ -48,20 +52,25 @@ const ROUTES: Route[] = [
   { pattern: 'templates/:id', need: 'campaigns', render: (p) => <TemplatePage key={p.id} id={p.id === 'new' ? null : Number(p.id)} /> },
   { pattern: 'bounces', need: 'campaigns', render: () => <Bounces /> },
   { pattern: 'bounce-rules', need: 'settings', render: () => <BounceRules /> },
+  { pattern: 'campaigns/:id/send', need: 'campaigns', render: (p) => <CampaignSend id={Number(p.id)} /> },
+  { pattern: 'campaigns/:id/deliveries', need: 'campaigns', render: (p) => <CampaignDeliveries id={Number(p.id)} /> },
+  { pattern: 'campaigns/:id/report', need: 'statistics', render: (p) => <CampaignReport id={Number(p.id)} /> },
+  { pattern: 'analytics', need: 'statistics', render: () => <Analytics /> },
 ];
 
 const MENU: { to: string; label: string; need: Privilege | 'super' | null }[] = [
   { to: '', label: 'Dashboard', need: 'statistics' },
+  { to: 'templates', label: 'Templates', need: 'campaigns' },
+  { to: 'analytics', label: 'Analytics', need: 'statistics' },
   { to: 'lists', label: 'Lists', need: 'subscribers' },
   { to: 'subscribers', label: 'Subscribers', need: 'subscribers' },
   { to: 'segments', label: 'Segments', need: 'subscribers' },
   { to: 'import', label: 'Import', need: 'subscribers' },
   { to: 'blacklist', label: 'Blacklist', need: 'subscribers' },
+  { to: 'bounces', label: 'Bounces', need: 'campaigns' },
   { to: 'attributes', label: 'Attributes', need: 'settings' },
   { to: 'administrator-attributes', label: 'Admin attributes', need: 'settings' },
   { to: 'administrators', label: 'Administrators', need: 'super' },
-  { to: 'templates', label: 'Templates', need: 'campaigns' },
-  { to: 'bounces', label: 'Bounces', need: 'campaigns' },
   { to: 'account', label: 'Your account', need: null },
 ];
 

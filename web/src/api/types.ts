@@ -20,3 +20,7 @@ export type BlacklistInfo = Answer<'/api/v2/blacklist/info/{email}', 'get'>;
 export type ImportResult = Answer<'/api/v2/subscribers/import', 'post'>;
 export type AdminAttributeDefinition = Answer<'/api/v2/administrators/attributes/{definitionId}', 'get'>;
 export type AdminAttributeValue = Answer<'/api/v2/administrators/{adminId}/attributes/{definitionId}', 'get'>;
+export type Campaign = Answer<'/api/v2/campaigns/{messageId}', 'get'>;
+export type CampaignStats = Answer<'/api/v2/campaigns/{messageId}/stats', 'get'>;
+export type Audience = Answer<'/api/v2/campaigns/{messageId}/audience', 'get'>;
+export type DeliveryPage = Answer<'/api/v2/campaigns/{messageId}/deliveries', 'get'>;

@@ -27,9 +27,27 @@ export default function Dashboard() {
     return {
       days: g.days.map((d) => d.date),
       series: [
-        { label: 'Subscribers', values: g.days.map((d) => d.total), color: '#3b6fe0' },
-        { label: 'New', values: g.days.map((d) => d.new), color: '#1a9f5a' },
+        { label: 'Subscribers', values: g.days.map((d) => d.total), color: '--chart-1' },
+        { label: 'New', values: g.days.map((d) => d.new), color: '--chart-2' },
       ],
+    };
+  }, [data.data]);
+
+  const activity = useMemo(() => {
+    const d = data.data?.dashboard;
+    if (!d) return null;
+    return {
+      sendDays: d.sends_per_day.map((x) => x.date),
+      sends: [
+        { label: 'Sent', values: d.sends_per_day.map((x) => x.sent), color: '--chart-2', bars: true },
+        { label: 'Failed', values: d.sends_per_day.map((x) => x.failed), color: '--chart-3', bars: true },
+      ],
+      engagementDays: d.campaign_performance.map((x) => x.date),
+      engagement: [
+        { label: 'Opens', values: d.campaign_performance.map((x) => x.opens), color: '--chart-1' },
+        { label: 'Clicks', values: d.campaign_performance.map((x) => x.clicks), color: '--chart-4' },
+      ],
+      sentTotal: d.sends_per_day.reduce((sum, x) => sum + x.sent, 0),
     };
   }, [data.data]);
 
@@ -64,6 +82,27 @@ export default function Dashboard() {
           </ul>
         )}
       </section>
+      {activity && (
+        <div className="two-columns">
+          <section className="card">
+            <h2>Mails sent per day</h2>
+            <Suspense fallback={<Loading label="Drawing…" />}>
+              <Chart
+                title={`Campaign mails sent and failed per day over the last 30 days: ${activity.sentTotal.toLocaleString('en')} sent`}
+                days={activity.sendDays}
+                series={activity.sends}
+                height={220}
+              />
+            </Suspense>
+          </section>
+          <section className="card">
+            <h2>Opens and clicks per day</h2>
+            <Suspense fallback={<Loading label="Drawing…" />}>
+              <Chart title="Opens and clicks per day over the last 30 days" days={activity.engagementDays} series={activity.engagement} height={220} />
+            </Suspense>
+          </section>
+        </div>
+      )}
       <section className="card">
         <h2>Subscribers over time</h2>
         {series && series.days.length > 0 ? (

@@ -1,0 +1,206 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { startWorker, type SendWorker } from '../../src/sending/worker.js';
+import { listWithMembers, mailsOf } from '../sending/send-fixtures.js';
+import { browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarness } from './browser.js';
+
+const skip = browserSkip();
+
+/*
+ * Sending a campaign from the console against the real service, a real sender loop in this process and a real SMTP
+ * sink: the confirmation names the audience, the progress view follows the send live (paused and resumed midway),
+ * and the report's figures and chart move once a received mail's tracked link and open pixel are fetched.
+ */
+
+const RECIPIENTS = 300;
+/** Mails per second for the whole send: slow enough to pause and resume it while it goes. */
+const RATE = 20;
+const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
+
+describe('console: sending a campaign, its deliveries and report', { skip }, () => {
+  let h: ConsoleHarness;
+  let session: { key: string; id: number };
+  let headers: Record<string, string>;
+  let worker: SendWorker | undefined;
+  let campaignId: number;
+  before(async () => {
+    h = await startConsole();
+    const s = await h.app.adminWithSession();
+    session = { key: s.key, id: s.sessionId };
+    headers = s.headers;
+    const { list } = await listWithMembers(h.app.db, RECIPIENTS, { prefix: 'console-send', domain: 'example.org' });
+    // The campaign is written through the API, as a person (or the editor) would.
+    const created = await h.app.inject({
+      method: 'POST',
+      url: '/api/v2/campaigns',
+      headers,
+      payload: {
+        content: {
+          subject: 'Autumn offers',
+          text: '<p>Hello [EMAIL], see <a href="https://shop.example.com/autumn">the autumn offers</a>.</p>',
+        },
+        format: { send_format: 'html' },
+        options: { from_field: 'Shop <news@example.com>' },
+      },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    campaignId = (created.json() as { id: number }).id;
+    const linked = await h.app.inject({ method: 'POST', url: `/api/v2/list-messages/message/${campaignId}/list/${list.id}`, headers });
+    assert.equal(linked.statusCode, 201, linked.body);
+  });
+  after(async () => {
+    await worker?.stop();
+    await h?.close();
+  });
+
+  const figure = (page: Page, label: string) => page.getByTestId('figures').locator('.figure', { has: page.getByText(label, { exact: true }) }).locator('dd');
+  const count = async (page: Page, label: string) => Number((await figure(page, label).innerText()).replace(/,/g, ''));
+  const reportFigure = (page: Page, label: string) =>
+    page.getByTestId('report-figures').locator('.stat', { has: page.getByText(label, { exact: true }) }).locator('.stat-value');
+
+  test('the confirmation names the audience; sending shows live progress, pauses, resumes and reaches sent', async () => {
+    await screenshots(h, session, 'campaign-send-confirm', `/admin/campaigns/${campaignId}/send`, (p) => p.getByTestId('audience').waitFor());
+    const page = await openSignedIn(h, session, `/admin/campaigns/${campaignId}/send`);
+    await page.getByTestId('audience').getByText(`${RECIPIENTS}`, { exact: true }).waitFor();
+    assert.match(await page.getByTestId('audience').innerText(), /to 300 recipients on 1 list, starting now\./);
+
+    worker = startWorker(h.app.ctx, { rate: RATE, pollMs: 100, batchSize: 20, turnMs: 1000 });
+    await page.getByRole('button', { name: `Send to ${RECIPIENTS} recipients` }).click();
+    await page.getByTestId('send-status').filter({ hasText: 'Sending' }).waitFor({ timeout: 30_000 });
+    // Figures move without a reload.
+    await figure(page, 'Sent').filter({ hasNotText: /^0$/ }).waitFor({ timeout: 30_000 });
+    const early = await count(page, 'Sent');
+    assert.ok(early > 0 && early < RECIPIENTS, `some sent, not all: ${early}`);
+
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByTestId('send-status').filter({ hasText: 'Paused' }).waitFor();
+    await page.getByText('Paused: no further mail goes out until you resume.').waitFor();
+    const status = await h.app.inject({ method: 'GET', url: `/api/v2/campaigns/${campaignId}`, headers });
+    assert.equal(status.json().message_metadata.status, 'suspended');
+    // Batches already handed out finish; after that nothing more goes out while paused.
+    await page.getByTestId('eta').filter({ hasText: /^paused$/ }).waitFor();
+    await figure(page, 'Sending').filter({ hasText: /^0$/ }).waitFor({ timeout: 20_000 });
+    const paused = await count(page, 'Sent');
+    assert.ok(paused < RECIPIENTS, `paused before the end: ${paused}`);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.equal(mailsOf(h.app.smtp, campaignId).length, paused, 'nothing is sent while paused');
+    await screenshots(h, session, 'campaign-send-paused', `/admin/campaigns/${campaignId}/send`, (p) =>
+      p.getByTestId('send-status').filter({ hasText: 'Paused' }).waitFor(),
+    );
+
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.getByText('Resumed: sending goes on.').waitFor();
+    await page.getByTestId('send-status').filter({ hasText: /^Sent$/ }).waitFor({ timeout: 60_000 });
+    assert.equal(await count(page, 'Sent'), RECIPIENTS);
+    assert.equal(await count(page, 'Queued'), 0);
+    assert.equal(await count(page, 'Failed'), 0);
+    assert.equal(await page.getByTestId('eta').innerText(), 'none');
+    assert.equal(await page.getByRole('progressbar').getAttribute('aria-valuenow'), '100');
+    assert.equal(mailsOf(h.app.smtp, campaignId).length, RECIPIENTS);
+    assert.equal(await page.getByRole('button', { name: 'Pause' }).count(), 0);
+    await screenshots(h, session, 'campaign-send-done', `/admin/campaigns/${campaignId}/send`, (p) =>
+      p.getByTestId('send-status').filter({ hasText: /^Sent$/ }).waitFor(),
+    );
+  });
+
+  test('deliveries: one row per recipient, filtered by status, paged by cursor', async () => {
+    const page = await openSignedIn(h, session, `/admin/campaigns/${campaignId}/deliveries`);
+    await page.getByText(`50 shown of ${RECIPIENTS}`).waitFor();
+    const first = page.getByRole('row', { name: /console-send-0@example\.org/ });
+    assert.match((await first.innerText()).replace(/\s+/g, ' '), /console-send-0@example\.org sent 1 250/);
+    await page.getByRole('link', { name: 'Next page →' }).click();
+    await page.getByRole('row', { name: /console-send-50@example\.org/ }).waitFor();
+    await page.getByLabel('Status').selectOption('failed');
+    await page.getByText('No failed deliveries').waitFor();
+    assert.doesNotMatch(page.url(), /after=/);
+    await page.getByLabel('Status').selectOption('sent');
+    await page.getByText(`50 shown of ${RECIPIENTS}`).waitFor();
+    assert.match(page.url(), /status=sent/);
+    await screenshots(h, session, 'campaign-deliveries', `/admin/campaigns/${campaignId}/deliveries`, (p) => p.getByText(`50 shown of ${RECIPIENTS}`).waitFor());
+  });
+
+  test("the report's figures and chart change when a received mail's link and open pixel are fetched", async () => {
+    const page = await openSignedIn(h, session, `/admin/campaigns/${campaignId}/report`);
+    await reportFigure(page, 'Sent').filter({ hasText: String(RECIPIENTS) }).waitFor();
+    assert.equal(await reportFigure(page, 'Unique opens').innerText(), '0');
+    assert.equal(await reportFigure(page, 'Unique clicks').innerText(), '0');
+    await page.getByText('No opens or clicks yet.').waitFor();
+
+    // One recipient's mail, as received: its tracked link and its open pixel.
+    const mail = mailsOf(h.app.smtp, campaignId).find((m) => m.envelope.to.includes('console-send-7@example.org'));
+    assert.ok(mail, 'the sink received the mail of console-send-7');
+    const html = String(mail.parsed.html);
+    const tracked = /href="([^"]*\/lt\/[^"]+)"/.exec(html)?.[1];
+    const pixel = /src="([^"]*\/t\/open\.gif\?[^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, '&');
+    assert.ok(tracked && pixel, 'the mail carries a tracked link and an open pixel');
+    const local = (url: string) => new URL(url).pathname + new URL(url).search;
+    const opened = await h.app.inject({ method: 'GET', url: local(pixel), headers: { 'user-agent': BROWSER } });
+    assert.equal(opened.statusCode, 200);
+    const clicked = await h.app.inject({ method: 'GET', url: local(tracked), headers: { 'user-agent': BROWSER } });
+    assert.equal(clicked.statusCode, 302);
+    assert.equal(clicked.headers.location, 'https://shop.example.com/autumn');
+    await h.app.ctx.events.flush();
+
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await reportFigure(page, 'Unique opens').filter({ hasText: /^1$/ }).waitFor();
+    assert.equal(await reportFigure(page, 'Unique clicks').innerText(), '1');
+    assert.equal(await reportFigure(page, 'Clicks').innerText(), '1');
+    await page.locator('.chart canvas').first().waitFor();
+    assert.match((await page.getByRole('img', { name: /Opens and clicks per hour/ }).getAttribute('aria-label')) ?? '', /1 opens, 1 clicks/);
+    const link = page.getByRole('row', { name: /shop\.example\.com\/autumn/ });
+    assert.equal((await link.innerText()).replace(/\s+/g, ' ').trim(), 'https://shop.example.com/autumn 1 1');
+    await screenshots(h, session, 'campaign-report', `/admin/campaigns/${campaignId}/report`, (p) => p.locator('.chart canvas').first().waitFor());
+  });
+
+  test('dashboard: mails sent per day and opens and clicks per day over the last 30 days', async () => {
+    const page = await openSignedIn(h, session, '/admin/');
+    const sends = page.getByRole('img', { name: /Campaign mails sent and failed per day/ });
+    await sends.waitFor();
+    assert.match((await sends.getAttribute('aria-label')) ?? '', /: 300 sent$/);
+    await sends.locator('canvas').waitFor();
+    await page.getByRole('img', { name: 'Opens and clicks per day over the last 30 days' }).locator('canvas').waitFor();
+    await screenshots(h, session, 'dashboard-activity', '/admin/', (p) => p.locator('.chart canvas').nth(2).waitFor());
+  });
+
+  test('analytics: campaign performance, domains and local parts as tables with charts', async () => {
+    const page = await openSignedIn(h, session, '/admin/analytics');
+    const row = page.getByRole('region', { name: 'Campaign performance table' }).getByRole('row', { name: /Autumn offers/ });
+    await row.waitFor();
+    assert.match((await row.innerText()).replace(/\s+/g, ' '), /Autumn offers .* 300 1 0\.3% /);
+    await page.getByRole('region', { name: 'Top domains table' }).getByRole('row', { name: /example\.org 300/ }).waitFor();
+    assert.equal(await page.locator('.chart canvas').count(), 4);
+    await row.getByRole('link', { name: 'Autumn offers' }).click();
+    await page.getByRole('heading', { name: 'Report: Autumn offers' }).waitFor();
+    await screenshots(h, session, 'analytics', '/admin/analytics', (p) =>
+      p.getByRole('region', { name: 'Top domains table' }).waitFor().then(() => p.locator('.chart canvas').nth(3).waitFor()),
+    );
+  });
+
+  test('a send that partly failed offers to retry the failures, and the retry sends them', async () => {
+    const { list } = await listWithMembers(h.app.db, 3, { prefix: 'console-retry', domain: 'example.net' });
+    const created = await h.app.inject({
+      method: 'POST',
+      url: '/api/v2/campaigns',
+      headers,
+      payload: { content: { subject: 'Second try', text: '<p>Hello</p>' }, format: { send_format: 'html' }, options: { from_field: 'news@example.com' } },
+    });
+    const id = (created.json() as { id: number }).id;
+    await h.app.inject({ method: 'POST', url: `/api/v2/list-messages/message/${id}/list/${list.id}`, headers });
+    h.app.smtp.failNext(2, 550, 'No such user here');
+    const page = await openSignedIn(h, session, `/admin/campaigns/${id}/send`);
+    await page.getByRole('button', { name: 'Send to 3 recipients' }).click();
+    await page.getByTestId('send-status').filter({ hasText: 'Sent: partially failed' }).waitFor({ timeout: 60_000 });
+    assert.equal(await count(page, 'Failed'), 2);
+    assert.equal(await count(page, 'Sent'), 1);
+    await page.getByText(/Latest failure: 550/).waitFor();
+    await screenshots(h, session, 'campaign-send-failed', `/admin/campaigns/${id}/send`, (p) => p.getByRole('button', { name: 'Retry 2 failed' }).waitFor());
+
+    await page.getByRole('button', { name: 'Retry 2 failed' }).click();
+    await page.getByText('2 failed deliveries queued again.').waitFor();
+    await page.getByTestId('send-status').filter({ hasText: /^Sent$/ }).waitFor({ timeout: 60_000 });
+    assert.equal(await count(page, 'Sent'), 3);
+    assert.equal(await count(page, 'Failed'), 0);
+    assert.equal(mailsOf(h.app.smtp, id).length, 3);
+  });
+});

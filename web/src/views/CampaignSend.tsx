@@ -1,0 +1,256 @@
+import { useRef, useState } from 'react';
+import { api, ApiError, unwrap } from '../api/client';
+import type { Campaign, CampaignStats } from '../api/types';
+import { useApi } from '../api/useApi';
+import { Link } from '../router';
+import { ErrorState, Loading, Notice, PageHeader, formatDate, useAction } from '../ui/kit';
+import { usePoll } from '../ui/poll';
+
+/** The page asks for fresh figures this often while a send is under way (the brief: at least every 2 s). */
+const POLL_MS = 1500;
+/** The current rate is measured over this much of the latest figures. */
+const RATE_WINDOW_MS = 20_000;
+const SENDING = new Set(['submitted', 'prepared', 'inprocess', 'requeued']);
+
+const n = (value: number) => value.toLocaleString('en');
+
+/**
+ * Sending a campaign: a draft first shows whom it goes to and asks; once handed to the sender the page shows the
+ * live progress (polling the campaign and its counters), with pause, resume and, at the end, retry of failures.
+ */
+export default function CampaignSend({ id }: { id: number }) {
+  const campaign = useApi(() => unwrap(api.GET('/api/v2/campaigns/{messageId}', { params: { path: { messageId: id } } })), [id]);
+  if (campaign.status === 'error') return <ErrorState error={campaign.error} retry={campaign.reload} />;
+  if (!campaign.data) return <Loading />;
+  const c = campaign.data;
+  const back = { to: `campaigns/${id}`, label: c.message_content.subject || 'Campaign' };
+  if (c.message_metadata.status === 'draft') return <Confirm campaign={c} back={back} onSent={campaign.reload} />;
+  return <Progress initial={c} back={back} />;
+}
+
+function Confirm({ campaign, back, onSent }: { campaign: Campaign; back: { to: string; label: string }; onSent: () => void }) {
+  const id = campaign.id;
+  const audience = useApi(() => unwrap(api.GET('/api/v2/campaigns/{messageId}/audience', { params: { path: { messageId: id } } })), [id]);
+  const action = useAction();
+  const embargo = campaign.message_schedule.embargo;
+  const later = embargo !== null && new Date(embargo).getTime() > Date.now();
+  const send = () =>
+    action.run(async () => {
+      await unwrap(api.POST('/api/v2/campaigns/{messageId}/send', { params: { path: { messageId: id } } }));
+      onSent();
+    });
+  return (
+    <>
+      <PageHeader title="Send campaign" back={back} />
+      <section className="card stack" aria-labelledby="confirm-title">
+        <h2 id="confirm-title">{campaign.message_content.subject}</h2>
+        {audience.status === 'error' ? (
+          <ErrorState error={audience.error} retry={audience.reload} />
+        ) : !audience.data ? (
+          <Loading label="Counting recipients…" />
+        ) : (
+          <>
+            <p className="lead" data-testid="audience">
+              This sends the campaign to <strong>{n(audience.data.count)}</strong> {audience.data.count === 1 ? 'recipient' : 'recipients'} on{' '}
+              {n(audience.data.lists)} {audience.data.lists === 1 ? 'list' : 'lists'}
+              {later ? `, from ${formatDate(embargo)}` : ', starting now'}.
+            </p>
+            <p className="muted">
+              Counted now: the confirmed members of the campaign’s lists who are not blacklisted, each once. People who join or leave before it
+              goes out change the final number. Sending cannot be undone, but it can be paused.
+            </p>
+            {audience.data.count === 0 && <Notice kind="error">Nobody would receive it: add a list with confirmed members first.</Notice>}
+            {action.error && <Notice kind="error">{action.error}</Notice>}
+            <div className="row">
+              <button type="button" className="button primary" disabled={action.busy || audience.data.count === 0} onClick={() => void send()}>
+                Send to {n(audience.data.count)} {audience.data.count === 1 ? 'recipient' : 'recipients'}
+              </button>
+              <Link className="button" to={back.to}>
+                Cancel
+              </Link>
+            </div>
+          </>
+        )}
+      </section>
+    </>
+  );
+}
+
+interface Sample {
+  at: number;
+  done: number;
+}
+
+function Progress({ initial, back }: { initial: Campaign; back: { to: string; label: string } }) {
+  const id = initial.id;
+  const [campaign, setCampaign] = useState(initial);
+  const [stats, setStats] = useState<CampaignStats | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const samples = useRef<Sample[]>([]);
+  const action = useAction();
+  const status = campaign.message_metadata.status;
+
+  const refresh = async () => {
+    try {
+      const path = { params: { path: { messageId: id } } };
+      const [c, s] = await Promise.all([unwrap(api.GET('/api/v2/campaigns/{messageId}', path)), unwrap(api.GET('/api/v2/campaigns/{messageId}/stats', path))]);
+      const at = Date.now();
+      const done = s.deliveries.sent + s.deliveries.failed + s.deliveries.skipped;
+      samples.current = [...samples.current.filter((x) => x.at >= at - RATE_WINDOW_MS), { at, done }];
+      setCampaign(c);
+      setStats(s);
+      setError(null);
+    } catch (err) {
+      setError(err instanceof ApiError ? err : new ApiError(0, String(err)));
+    }
+  };
+  // Sent, or paused with nothing left in flight: polling stops until an action (resume, retry) starts it again.
+  const active = SENDING.has(status) || !stats || stats.deliveries.sending > 0;
+  usePoll(refresh, POLL_MS, active);
+
+  const changeStatus = (to: 'suspended' | 'submitted') =>
+    action.run(async () => {
+      const updated = await unwrap(api.PATCH('/api/v2/campaigns/{messageId}/status', { params: { path: { messageId: id } }, body: { status: to } }));
+      setCampaign(updated);
+      setNotice(to === 'suspended' ? 'Paused: no further mail goes out until you resume.' : 'Resumed: sending goes on.');
+      samples.current = [];
+      await refresh();
+    });
+  const retry = () =>
+    action.run(async () => {
+      const { requeued } = await unwrap(api.POST('/api/v2/campaigns/{messageId}/retry-failed', { params: { path: { messageId: id } } }));
+      setNotice(`${n(requeued)} failed ${requeued === 1 ? 'delivery' : 'deliveries'} queued again.`);
+      samples.current = [];
+      await refresh();
+    });
+
+  if (!stats) return error ? <ErrorState error={error} retry={() => void refresh()} /> : <Loading />;
+  const d = stats.deliveries;
+  const total = d.queued + d.sending + d.sent + d.failed + d.skipped;
+  const done = d.sent + d.failed + d.skipped;
+  const rate = currentRate(samples.current);
+  const remaining = d.queued + d.sending;
+  const finished = status === 'sent' && remaining === 0;
+  const percent = total > 0 ? Math.floor((done / total) * 100) : finished ? 100 : 0;
+  const share = (x: number) => `${total > 0 ? (x / total) * 100 : 0}%`;
+  return (
+    <>
+      <PageHeader title={`Sending: ${campaign.message_content.subject}`} back={back}>
+        {SENDING.has(status) && (
+          <button type="button" className="button" disabled={action.busy} onClick={() => void changeStatus('suspended')}>
+            Pause
+          </button>
+        )}
+        {status === 'suspended' && (
+          <button type="button" className="button primary" disabled={action.busy} onClick={() => void changeStatus('submitted')}>
+            Resume
+          </button>
+        )}
+        {finished && d.failed > 0 && (
+          <button type="button" className="button primary" disabled={action.busy} onClick={() => void retry()}>
+            Retry {n(d.failed)} failed
+          </button>
+        )}
+      </PageHeader>
+      {error && <Notice kind="error">The latest figures could not be read: {error.message}</Notice>}
+      {action.error && <Notice kind="error">{action.error}</Notice>}
+      {notice && <Notice kind="success">{notice}</Notice>}
+      <section className="card stack" aria-labelledby="progress-title">
+        <div className="section-title">
+          <h2 id="progress-title">Progress</h2>
+          <span className={`badge ${finished ? (stats.outcome.result === 'sent' ? 'good' : 'bad') : status === 'suspended' ? 'bad' : ''}`} data-testid="send-status" aria-live="polite">
+            {statusText(status, finished, stats)}
+          </span>
+        </div>
+        <div
+          className="meter"
+          role="progressbar"
+          aria-label="Deliveries done"
+          aria-valuemin={0}
+          aria-valuemax={100}
+          aria-valuenow={percent}
+          aria-valuetext={`${percent}% done: ${n(done)} of ${n(total)}`}
+        >
+          <span className="meter-sent" style={{ width: share(d.sent) }} />
+          <span className="meter-failed" style={{ width: share(d.failed) }} />
+          <span className="meter-skipped" style={{ width: share(d.skipped) }} />
+          <span className="meter-sending" style={{ width: share(d.sending) }} />
+        </div>
+        <p className="muted">
+          {n(done)} of {n(total)} done ({percent}%)
+        </p>
+        <dl className="figures" data-testid="figures">
+          <Figure label="Queued" value={d.queued} />
+          <Figure label="Sending" value={d.sending} />
+          <Figure label="Sent" value={d.sent} tone="good" />
+          <Figure label="Failed" value={d.failed} tone={d.failed > 0 ? 'bad' : undefined} />
+          <Figure label="Skipped" value={d.skipped} />
+        </dl>
+        <dl className="facts">
+          <dt>Current rate</dt>
+          <dd data-testid="rate">{SENDING.has(status) && rate !== null ? `${rate.toFixed(rate < 10 ? 1 : 0)} mails/s` : '—'}</dd>
+          <dt>Time left</dt>
+          <dd data-testid="eta">{finished ? 'none' : SENDING.has(status) && rate ? timeLeft(remaining / rate) : status === 'suspended' ? 'paused' : 'estimating…'}</dd>
+          <dt>Started</dt>
+          <dd>{formatDate(campaign.message_metadata.send_start)}</dd>
+          {campaign.message_metadata.sent && (
+            <>
+              <dt>Finished</dt>
+              <dd>{formatDate(campaign.message_metadata.sent)}</dd>
+            </>
+          )}
+        </dl>
+        {stats.sender.paused_reason && <Notice kind="error">The sender paused this campaign: {stats.sender.paused_reason}</Notice>}
+        {finished && stats.outcome.reason && <Notice kind="error">Latest failure: {stats.outcome.reason}</Notice>}
+        <p className="row">
+          <Link to={`campaigns/${id}/deliveries`}>Deliveries, one by one</Link>
+          <Link to={`campaigns/${id}/report`}>Report: opens and clicks</Link>
+        </p>
+      </section>
+    </>
+  );
+}
+
+function Figure({ label, value, tone }: { label: string; value: number; tone?: 'good' | 'bad' }) {
+  return (
+    <div className={`figure ${tone ?? ''}`}>
+      <dt>{label}</dt>
+      <dd>{n(value)}</dd>
+    </div>
+  );
+}
+
+/** Mails finished per second over the latest samples, or null before there are two of them a second apart. */
+function currentRate(samples: Sample[]): number | null {
+  const first = samples[0];
+  const last = samples.at(-1);
+  if (!first || !last || last.at - first.at < 1000) return null;
+  return Math.max(0, ((last.done - first.done) * 1000) / (last.at - first.at));
+}
+
+function timeLeft(seconds: number): string {
+  if (!Number.isFinite(seconds)) return 'estimating…';
+  if (seconds < 60) return `about ${Math.max(1, Math.round(seconds))} s`;
+  if (seconds < 3600) return `about ${Math.round(seconds / 60)} min`;
+  return `about ${(seconds / 3600).toFixed(1)} h`;
+}
+
+function statusText(status: string, finished: boolean, stats: CampaignStats): string {
+  if (finished) return stats.outcome.result === 'sent' ? 'Sent' : `Sent: ${stats.outcome.result}`;
+  switch (status) {
+    case 'submitted':
+      return 'Waiting to start';
+    case 'prepared':
+      return 'Preparing the recipients';
+    case 'inprocess':
+    case 'requeued':
+      return 'Sending';
+    case 'suspended':
+      return 'Paused';
+    case 'sent':
+      return 'Finishing';
+    default:
+      return status;
+  }
+}
