@@ -16,6 +16,8 @@ const Import = lazy(() => import('./views/Import'));
 const Attributes = lazy(() => import('./views/Attributes'));
 const Administrators = lazy(() => import('./views/Administrators'));
 const Account = lazy(() => import('./views/Account'));
+const Campaigns = lazy(() => import('./views/Campaigns'));
+const CampaignEditor = lazy(() => import('./views/CampaignEditor'));
 
 interface Route {
   pattern: string;
@@ -31,6 +33,9 @@ const ROUTES: Route[] = [
   { pattern: 'subscribers/:id', need: 'subscribers', render: (p) => <SubscriberPage id={Number(p.id)} /> },
   { pattern: 'import', need: 'subscribers', render: () => <Import /> },
   { pattern: 'blacklist', need: 'subscribers', render: () => <Blacklist /> },
+  { pattern: 'campaigns', need: 'campaigns', render: () => <Campaigns /> },
+  { pattern: 'campaigns/new', need: 'campaigns', render: () => <CampaignEditor id={null} /> },
+  { pattern: 'campaigns/:id', need: 'campaigns', render: (p) => <CampaignEditor id={Number(p.id)} /> },
   { pattern: 'attributes', need: 'settings', render: () => <Attributes /> },
   { pattern: 'administrators', need: 'super', render: () => <Administrators /> },
   { pattern: 'account', need: null, render: () => <Account /> },
@@ -38,6 +43,7 @@ const ROUTES: Route[] = [
 
 const MENU: { to: string; label: string; need: Privilege | 'super' | null }[] = [
   { to: '', label: 'Dashboard', need: 'statistics' },
+  { to: 'campaigns', label: 'Campaigns', need: 'campaigns' },
   { to: 'lists', label: 'Lists', need: 'subscribers' },
   { to: 'subscribers', label: 'Subscribers', need: 'subscribers' },
   { to: 'import', label: 'Import', need: 'subscribers' },
