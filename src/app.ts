@@ -22,6 +22,7 @@ import { subscriberRoutes } from './subscription/subscriber.routes.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { createTransport, type Transport } from './sending/transport.js';
 import { testSendRoutes } from './sending/test-send.routes.js';
+import { campaignPreviewRoutes } from './sending/campaign-preview.routes.js';
 import { campaignSendRoutes } from './sending/campaign-send.routes.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerConsole } from './plugins/console.js';
@@ -181,6 +182,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
 
       // sending area
       await api.register(testSendRoutes);
+      await api.register(campaignPreviewRoutes);
       await api.register(campaignSendRoutes);
       await api.register(unsubscribeRoutes);
       await api.register(forwardRoutes);

@@ -72,10 +72,18 @@ export async function toCampaignViews(db: Executor, rows: readonly CampaignRow[]
   });
 }
 
-/** One keyset page of an owner's campaigns, optionally by subject substring, and how many match. */
-export async function listOwnedCampaigns(db: Executor, ownerId: number, subject: string | undefined, afterId: number, limit: number) {
+/** One keyset page of an owner's campaigns, optionally by subject substring and status, and how many match. */
+export async function listOwnedCampaigns(
+  db: Executor,
+  ownerId: number,
+  subject: string | undefined,
+  afterId: number,
+  limit: number,
+  status?: string,
+) {
   const filter = and(
     eq(campaigns.ownerId, ownerId),
+    status ? eq(campaigns.status, status) : undefined,
     subject ? sql`${campaigns.subject} ilike ${`%${subject.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}` : undefined,
   );
   const rows = await db

@@ -4,7 +4,7 @@ import { callerOf } from '../plugins/auth.js';
 import { rawPathId } from '../plugins/http.js';
 import { Page } from '../shared/pagination.js';
 import { errorResponses } from '../shared/schemas.js';
-import { Campaign, CampaignBody, CampaignListQuery, CampaignParams, StatusBody } from './campaign.schemas.js';
+import { Campaign, CampaignBody, CampaignListItem, CampaignListQuery, CampaignParams, StatusBody } from './campaign.schemas.js';
 import * as service from './campaign.service.js';
 
 const tags = ['campaigns'];
@@ -25,9 +25,10 @@ export const campaignRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         operationId: 'listCampaigns',
-        summary: "The caller's campaigns, cursor pages by id, optionally by subject substring",
+        summary: "The caller's campaigns, cursor pages by id, optionally by subject substring or status",
+        description: 'Each item is the Message of reference §6.14 plus `figures` (ours): its lists and counters.',
         querystring: CampaignListQuery,
-        response: { 200: Page(Campaign), ...errorResponses(403) },
+        response: { 200: Page(CampaignListItem), ...errorResponses(403) },
       },
     },
     async (request) => service.listCampaigns(app.ctx, callerOf(request).id, request.query),

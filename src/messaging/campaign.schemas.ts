@@ -109,6 +109,7 @@ export const CampaignListQuery = Type.Object({
   after_id: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
   subject: Type.Optional(Type.String({ maxLength: 255, description: 'Substring of the subject, case-insensitive' })),
+  status: Type.Optional(StringEnum(CAMPAIGN_STATUSES, { description: 'Only campaigns in this status (ours, additive)' })),
 });
 export type CampaignListQuery = Static<typeof CampaignListQuery>;
 
@@ -117,3 +118,24 @@ export const StatusBody = Type.Object(
   { additionalProperties: false },
 );
 export type StatusBody = Static<typeof StatusBody>;
+
+const Count = Type.Integer({ minimum: 0 });
+/**
+ * A campaign in GET /campaigns, with one additive group (ours): its lists and the counters the console's table shows.
+ * phpList clients read the Message they know and ignore `figures`.
+ */
+export const CampaignListItem = Type.Object({
+  ...Campaign.properties,
+  figures: Type.Object(
+    {
+      lists: Type.Array(Type.Object({ id: Id, name: Type.String() }), { description: 'The lists it goes to, by name' }),
+      total: Type.Integer({ minimum: 0, description: 'Recipients in its frozen audience (queued + sent + failed + skipped)' }),
+      sent: Count,
+      failed: Count,
+      unique_opens: Type.Integer({ minimum: 0, description: 'Recipients who opened, at least once' }),
+      unique_clicks: Type.Integer({ minimum: 0, description: 'Recipients who clicked, at least once' }),
+    },
+    { description: 'Ours: from the counters the service keeps (never recounted)' },
+  ),
+});
+export type CampaignListItem = Static<typeof CampaignListItem>;

@@ -4,9 +4,10 @@ import type { AppContext } from '../context.js';
 import { ConflictError, NotFoundError } from '../shared/errors.js';
 import { toPage } from '../shared/pagination.js';
 import { campaignColumns } from './campaign-input.js';
+import { figuresOf } from './campaign-figures.repository.js';
 import { changeStatus } from './campaign-status.js';
 import * as repo from './campaign.repository.js';
-import type { Campaign, CampaignBody, CampaignListQuery, StatusBody } from './campaign.schemas.js';
+import type { Campaign, CampaignBody, CampaignListItem, CampaignListQuery, StatusBody } from './campaign.schemas.js';
 import { findTemplate } from './template.repository.js';
 
 export const CAMPAIGN_NOT_FOUND = 'Campaign not found.';
@@ -29,8 +30,10 @@ export async function getCampaign(ctx: AppContext, id: number): Promise<Campaign
 
 export async function listCampaigns(ctx: AppContext, ownerId: number, query: CampaignListQuery) {
   const limit = query.limit ?? 25;
-  const { rows, total } = await repo.listOwnedCampaigns(ctx.db, ownerId, query.subject?.trim() || undefined, query.after_id ?? 0, limit);
-  return toPage(await repo.toCampaignViews(ctx.db, rows), total, limit, (c) => c.id);
+  const { rows, total } = await repo.listOwnedCampaigns(ctx.db, ownerId, query.subject?.trim() || undefined, query.after_id ?? 0, limit, query.status);
+  const [views, figures] = await Promise.all([repo.toCampaignViews(ctx.db, rows), figuresOf(ctx.db, rows.map((r) => r.id))]);
+  const items: CampaignListItem[] = views.map((view) => ({ ...view, figures: figures.get(view.id)! }));
+  return toPage(items, total, limit, (c) => c.id);
 }
 
 async function checkTemplate(ctx: AppContext, templateId: number | null | undefined) {

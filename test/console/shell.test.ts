@@ -33,7 +33,7 @@ describe('console shell', { skip }, () => {
     const key = await storedItem(page, 'mailroom.session');
     assert.match(key ?? '', /^[0-9a-f]{32}$/);
     const menu = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-    assert.deepEqual(menu, ['Dashboard', 'Templates', 'Analytics', 'Lists', 'Subscribers', 'Segments', 'Import', 'Blacklist', 'Bounces', 'Attributes', 'Admin attributes', 'Administrators', 'Your account']);
+    assert.deepEqual(menu, ['Dashboard', 'Campaigns', 'Templates', 'Analytics', 'Lists', 'Subscribers', 'Segments', 'Import', 'Blacklist', 'Bounces', 'Attributes', 'Admin attributes', 'Administrators', 'Your account']);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eq } from 'drizzle-orm';
-import { campaigns, listCampaigns, templates } from '../../src/db/schema/index.js';
+import { campaignCounters, campaigns, listCampaigns, templates } from '../../src/db/schema/index.js';
 import { createList } from '../factories.js';
 import { atom, startTestApp, type TestApp } from '../helper.js';
 
@@ -17,6 +17,7 @@ before(async () => {
 after(() => t.close());
 
 const NOT_FOUND = { message: 'Campaign not found.' };
+const NO_FIGURES = { lists: [], total: 0, sent: 0, failed: 0, unique_opens: 0, unique_clicks: 0 };
 const NO_SESSION = { message: 'No valid session key was provided as basic auth password.' };
 
 function body(overrides: Record<string, unknown> = {}) {
@@ -134,15 +135,58 @@ describe('GET /api/v2/campaigns', () => {
     const c = await create({ content: { subject: 'Gamma', text: 'z' } }, own.headers);
     await create({}, headers); // another administrator's
     const first = await t.inject({ method: 'GET', url: '/api/v2/campaigns?limit=2', headers: own.headers });
-    assert.deepEqual(first.json(), { items: [a, b], pagination: { total: 3, limit: 2, has_more: true, next_cursor: b.id } });
+    // List items are the campaign plus the additive `figures` group (issue 12: the console's campaigns table).
+    const item = (campaign: Record<string, unknown>) => ({ ...campaign, figures: NO_FIGURES });
+    assert.deepEqual(first.json(), { items: [item(a), item(b)], pagination: { total: 3, limit: 2, has_more: true, next_cursor: b.id } });
     const second = await t.inject({ method: 'GET', url: `/api/v2/campaigns?limit=2&after_id=${b.id}`, headers: own.headers });
-    assert.deepEqual(second.json(), { items: [c], pagination: { total: 3, limit: 2, has_more: false, next_cursor: c.id } });
+    assert.deepEqual(second.json(), { items: [item(c)], pagination: { total: 3, limit: 2, has_more: false, next_cursor: c.id } });
     const weekly = await t.inject({ method: 'GET', url: '/api/v2/campaigns?subject=weekly', headers: own.headers });
-    assert.deepEqual(weekly.json(), { items: [a, b], pagination: { total: 2, limit: 25, has_more: false, next_cursor: b.id } });
+    assert.deepEqual(weekly.json(), { items: [item(a), item(b)], pagination: { total: 2, limit: 25, has_more: false, next_cursor: b.id } });
     const percent = await t.inject({ method: 'GET', url: '/api/v2/campaigns?subject=%25', headers: own.headers });
     assert.deepEqual(percent.json().items, [], 'a % in the filter is a literal');
     const none = await t.inject({ method: 'GET', url: '/api/v2/campaigns' });
     assert.equal(none.statusCode, 403);
+  });
+
+  test('filters by status; figures carry the lists and the counters the service keeps', async () => {
+    const own = await t.adminWithSession();
+    const draft = await create({ content: { subject: 'Still a draft', text: 'x' } }, own.headers);
+    const sent = await create({ content: { subject: 'Went out', text: 'y' } }, own.headers);
+    await t.db.update(campaigns).set({ status: 'sent' }).where(eq(campaigns.id, sent.id));
+    const zebra = await createList(t.db, { name: 'Zebra readers' });
+    const alpha = await createList(t.db, { name: 'Alpha readers' });
+    await t.db.insert(listCampaigns).values([
+      { campaignId: sent.id, listId: zebra.id },
+      { campaignId: sent.id, listId: alpha.id },
+    ]);
+    await t.db.insert(campaignCounters).values({ campaignId: sent.id, queued: 1, sent: 90, failed: 4, skipped: 5, uniqueOpens: 30, uniqueClicks: 12, opens: 70 });
+    const res = await t.inject({ method: 'GET', url: '/api/v2/campaigns?status=sent', headers: own.headers });
+    assert.equal(res.statusCode, 200);
+    const view = (await t.inject({ method: 'GET', url: `/api/v2/campaigns/${sent.id}`, headers: own.headers })).json();
+    assert.deepEqual(res.json(), {
+      items: [
+        {
+          ...view,
+          figures: {
+            lists: [
+              { id: alpha.id, name: 'Alpha readers' },
+              { id: zebra.id, name: 'Zebra readers' },
+            ],
+            total: 100,
+            sent: 90,
+            failed: 4,
+            unique_opens: 30,
+            unique_clicks: 12,
+          },
+        },
+      ],
+      pagination: { total: 1, limit: 25, has_more: false, next_cursor: sent.id },
+    });
+    const drafts = await t.inject({ method: 'GET', url: '/api/v2/campaigns?status=draft', headers: own.headers });
+    assert.deepEqual(drafts.json().items.map((c: { id: number }) => c.id), [draft.id]);
+    const bad = await t.inject({ method: 'GET', url: '/api/v2/campaigns?status=lost', headers: own.headers });
+    assert.equal(bad.statusCode, 422);
+    assert.match(bad.json().errors.status[0], /Allowed values: draft, prepared/);
   });
 });
 

@@ -26,6 +26,8 @@ const CampaignSend = lazy(() => import('./views/CampaignSend'));
 const CampaignDeliveries = lazy(() => import('./views/CampaignDeliveries'));
 const CampaignReport = lazy(() => import('./views/CampaignReport'));
 const Analytics = lazy(() => import('./views/Analytics'));
+const Campaigns = lazy(() => import('./views/Campaigns'));
+const CampaignEditor = lazy(() => import('./views/CampaignEditor'));
 
 interface Route {
   pattern: string;
@@ -44,6 +46,9 @@ const ROUTES: Route[] = [
   { pattern: 'segments/:id', need: 'subscribers', render: (p) => <SegmentEditor id={Number(p.id)} /> },
   { pattern: 'import', need: 'subscribers', render: () => <Import /> },
   { pattern: 'blacklist', need: 'subscribers', render: () => <Blacklist /> },
+  { pattern: 'campaigns', need: 'campaigns', render: () => <Campaigns /> },
+  { pattern: 'campaigns/new', need: 'campaigns', render: () => <CampaignEditor id={null} /> },
+  { pattern: 'campaigns/:id', need: 'campaigns', render: (p) => <CampaignEditor id={Number(p.id)} /> },
   { pattern: 'attributes', need: 'settings', render: () => <Attributes of="subscriber" /> },
   { pattern: 'administrator-attributes', need: 'settings', render: () => <Attributes of="administrator" /> },
   { pattern: 'administrators', need: 'super', render: () => <Administrators /> },
@@ -60,6 +65,7 @@ const ROUTES: Route[] = [
 
 const MENU: { to: string; label: string; need: Privilege | 'super' | null }[] = [
   { to: '', label: 'Dashboard', need: 'statistics' },
+  { to: 'campaigns', label: 'Campaigns', need: 'campaigns' },
   { to: 'templates', label: 'Templates', need: 'campaigns' },
   { to: 'analytics', label: 'Analytics', need: 'statistics' },
   { to: 'lists', label: 'Lists', need: 'subscribers' },

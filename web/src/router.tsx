@@ -1,10 +1,21 @@
-import { useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
+import { useEffect, useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
 
 /** Everything lives under /admin/; paths below are relative to it ('' is the dashboard). */
 export const BASE = '/admin/';
 
 const listeners = new Set<() => void>();
-window.addEventListener('popstate', () => listeners.forEach((l) => l()));
+/** Asked before leaving the page in the app (true: leave); set by a view with unsaved work (useLeaveGuard). */
+let leaveGuard: (() => boolean) | null = null;
+let shownHref = location.pathname + location.search;
+window.addEventListener('popstate', () => {
+  // Back/forward already moved the address: put it back when the person chooses to stay.
+  if (leaveGuard && !leaveGuard()) {
+    history.pushState(null, '', shownHref);
+    return;
+  }
+  shownHref = location.pathname + location.search;
+  listeners.forEach((l) => l());
+});
 
 function subscribe(listener: () => void): () => void {
   listeners.add(listener);
@@ -38,11 +49,14 @@ export function hrefOf(to: string): string {
   return to.startsWith(BASE) ? to : BASE + to.replace(/^\/+/, '');
 }
 
-export function navigate(to: string, options: { replace?: boolean } = {}): void {
+/** `force`: leave without asking (the view has just saved what the guard protects). */
+export function navigate(to: string, options: { replace?: boolean; force?: boolean } = {}): void {
   const href = hrefOf(to);
   if (href === location.pathname + location.search) return;
+  if (leaveGuard && !options.force && !leaveGuard()) return;
   if (options.replace) history.replaceState(null, '', href);
   else history.pushState(null, '', href);
+  shownHref = href;
   listeners.forEach((l) => l());
   window.scrollTo(0, 0);
 }
@@ -81,4 +95,25 @@ export function match(pattern: string, path: string): Record<string, string> | n
     else if (part !== s[i]) return null;
   }
   return params;
+}
+
+/**
+ * While `active`, leaving the view asks first: in-app navigation (links, back/forward) with a confirm dialog, and
+ * closing or reloading the tab with the browser's own warning (beforeunload).
+ */
+export function useLeaveGuard(active: boolean, question: string): void {
+  useEffect(() => {
+    if (!active) return;
+    const ask = () => window.confirm(question);
+    const onBeforeUnload = (event: BeforeUnloadEvent) => {
+      event.preventDefault();
+      event.returnValue = '';
+    };
+    leaveGuard = ask;
+    window.addEventListener('beforeunload', onBeforeUnload);
+    return () => {
+      if (leaveGuard === ask) leaveGuard = null;
+      window.removeEventListener('beforeunload', onBeforeUnload);
+    };
+  }, [active, question]);
 }

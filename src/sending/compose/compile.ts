@@ -27,7 +27,7 @@ import { CompileError, type CompiledCampaign } from './types.js';
  */
 
 /** Placeholders filled per recipient (reference §7.3), by normalised name. */
-const SLOTS: Record<string, SlotKind> = {
+export const SLOTS: Record<string, SlotKind> = {
   EMAIL: 'email',
   USERID: 'uniqueId',
   UNIQID: 'uniqueId',
@@ -130,19 +130,28 @@ function expandComposites(source: string, part: Part, pixel: string): string {
   });
 }
 
-/** Compiles a campaign for sending (or, with `test`, for a test send: the subject gets `(test) `). */
+/** Names compileCampaign fills with the same text for everyone, or spells out as markup (reference §7.3). */
+const STATIC_NAMES = ['MESSAGEID', 'SUBJECT', 'WEBSITE', 'DOMAIN', 'FORWARDEDBY', 'SIGNATURE', 'FORWARDFORM'];
+const COMPOSITE_NAMES = ['UNSUBSCRIBE', 'BLACKLIST', 'PREFERENCES', 'FORWARD', 'USERTRACK'];
+/** Every placeholder name a campaign may use besides the attributes' (`CONTENT` and `FOOTER` belong to templates). */
+export const KNOWN_PLACEHOLDERS: ReadonlySet<string> = new Set([...Object.keys(SLOTS), ...STATIC_NAMES, ...COMPOSITE_NAMES, 'CONTENT', 'FOOTER']);
+
+/**
+ * Compiles a campaign for sending (or, with `test`, for a test send: the subject gets `(test) `). With `preview`
+ * (the console's preview): links stay as written (no tracked links stored), no open pixel, no attachments read.
+ */
 export async function compileCampaign(
   ctx: AppContext,
   campaignId: number,
-  options: { test?: boolean; forward?: ForwardCopy } = {},
+  options: { test?: boolean; forward?: ForwardCopy; preview?: boolean } = {},
 ): Promise<CompiledCampaign> {
-  const { forward } = options;
+  const { forward, preview } = options;
   const campaign = await findCampaign(ctx.db, campaignId);
   if (!campaign) throw new CompileError(`Campaign ${campaignId} does not exist.`);
   const { publicUrl } = ctx.config;
   const host = new URL(publicUrl).hostname;
   const template = campaign.templateId === null ? undefined : await findTemplate(ctx.db, campaign.templateId);
-  const attachments = await attachmentsOf(ctx, campaignId);
+  const attachments = preview ? [] : await attachmentsOf(ctx, campaignId);
   const attributes = new Set((await attributeNames(ctx.db)).map(normaliseName));
   const list = await firstListOf(ctx.db, campaignId);
 
@@ -162,7 +171,7 @@ export async function compileCampaign(
   }
   if (forward && html !== null) html = afterBodyStart(html, forward.intro.html);
   const urls = new TrackedUrls();
-  if (campaign.clickTrack && !forward) {
+  if (campaign.clickTrack && !forward && !preview) {
     if (html !== null) html = trackHtmlLinks(html, publicUrl, urls);
     text = trackTextLinks(text, publicUrl, urls);
   }
@@ -173,8 +182,8 @@ export async function compileCampaign(
     return id;
   });
 
-  // Forwarded copies carry no open pixel: the friend is not a subscriber.
-  const pixel = forward ? '' : `<img src="${escapeHtml(publicUrl)}/api/v2/t/open.gif?u=[UNIQID]&amp;m=${campaignId}" width="1" height="1" alt="">`;
+  // Forwarded copies carry no open pixel: the friend is not a subscriber. A preview records no open either.
+  const pixel = forward || preview ? '' : `<img src="${escapeHtml(publicUrl)}/api/v2/t/open.gif?u=[UNIQID]&amp;m=${campaignId}" width="1" height="1" alt="">`;
   if (html !== null) html = expandComposites(html, 'html', pixel);
   text = expandComposites(text, 'text', '');
 

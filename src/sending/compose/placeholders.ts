@@ -67,6 +67,25 @@ export const linkMark = (index: number) => `${LINK_MARK_OPEN}L${index}${LINK_MAR
  */
 const TOKEN = /\uE000L(\d+)\uE001|\[([^[\]<>"/:%\r\n]{1,80})(?:%%([^[\]\r\n]{0,500}))?\]/g;
 
+export interface PlaceholderUse {
+  /** Normalised name. */
+  readonly name: string;
+  /** Offset of its `[` in the source. */
+  readonly index: number;
+  readonly written: string;
+  readonly hasDefault: boolean;
+}
+
+/** The placeholders written in `source`, read as compileBody reads them (for the campaign checks). */
+export function placeholdersIn(source: string): PlaceholderUse[] {
+  const uses: PlaceholderUse[] = [];
+  for (const match of source.matchAll(TOKEN)) {
+    if (match[2] === undefined) continue;
+    uses.push({ name: normaliseName(match[2]), index: match.index, written: match[0], hasDefault: match[3] !== undefined });
+  }
+  return uses;
+}
+
 /** `first&nbsp; name` → `FIRST NAME` (reference §7.3: case-insensitive, inner white space normalised). */
 export function normaliseName(name: string): string {
   return name
