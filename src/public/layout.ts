@@ -50,8 +50,15 @@ export function renderLayout(input: LayoutInput): PublicPage {
   return { html, policy: { inlineStyles: inline ? [inline] : [], imageOrigins: logo ? [logo.origin] : [] } };
 }
 
+const TEXT_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+
+/** Plain text as element content (not attribute values: use escapeHtml there); quotes stay as typed. */
+export function textHtml(value: string): string {
+  return value.replace(/[&<>]/g, (c) => TEXT_ESCAPES[c]!);
+}
+
 /** A page of a heading and a paragraph or two (errors, notices), in the layout. */
 export function messagePage(input: Omit<LayoutInput, 'body'> & { heading: string; paragraphs: readonly string[] }): PublicPage {
-  const body = `<h1>${escapeHtml(input.heading)}</h1>` + input.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('');
+  const body = `<h1>${textHtml(input.heading)}</h1>` + input.paragraphs.map((p) => `<p>${textHtml(p)}</p>`).join('');
   return renderLayout({ ...input, body });
 }
