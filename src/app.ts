@@ -50,6 +50,7 @@ import { unsubscribeRoutes } from './sending/unsubscribe.routes.js';
 import { forwardRoutes } from './sending/forward.routes.js';
 import { publicAssetRoutes } from './public/assets.routes.js';
 import { signupRoutes } from './public/signup.routes.js';
+import { embedRoutes } from './public/embed.routes.js';
 import { EventBuffer } from './tracking/event-buffer.js';
 import { clickRoutes } from './tracking/click.routes.js';
 import { openPixelRoutes } from './tracking/open.routes.js';
@@ -171,6 +172,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(attributeValueRoutes);
       await api.register(subscribePageRoutes);
       await api.register(subscribePagePublicRoutes);
+      await api.register(embedRoutes);
 
       // messaging area
       await api.register(campaignRoutes);

@@ -113,7 +113,8 @@ export function choiceGroup(
     })
     .join('');
   return (
-    `<fieldset id="${field.id}"${describedBy(field)}${field.required ? ' aria-required="true"' : ''}>` +
+    // A fieldset takes no aria-required: its legend says "(required)".
+    `<fieldset id="${field.id}"${describedBy(field)}>` +
     `<legend>${labelText(field)}</legend>${notes(field)}${items}</fieldset>`
   );
 }
@@ -126,9 +127,11 @@ export function hiddenField(name: string, value: string): string {
  * The honeypot: a text field people never see (off-screen, out of the tab order, hidden from assistive
  * technology, autocomplete off) and form-filling robots fill.
  */
-export function honeypotField(name: string, label: string): string {
+export function honeypotField(name: string, label: string, options: { inlineStyle?: boolean } = {}): string {
+  // On another site (the embed snippet) the class means nothing, so the snippet carries its own style attribute.
+  const style = options.inlineStyle ? ' style="position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden"' : '';
   return (
-    `<div class="hp" aria-hidden="true"><label for="hp-${escapeHtml(name)}">${escapeHtml(label)}</label>` +
+    `<div class="hp"${style} aria-hidden="true"><label for="hp-${escapeHtml(name)}">${escapeHtml(label)}</label>` +
     `<input type="text" id="hp-${escapeHtml(name)}" name="${escapeHtml(name)}" value="" tabindex="-1" autocomplete="off"></div>`
   );
 }

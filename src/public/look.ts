@@ -1,3 +1,5 @@
+import { isLang, LANGUAGES } from './i18n.js';
+
 /*
  * A subscribe page's own look: logo, accent colour, custom CSS (subscribe-page data keys `logo_url`,
  * `accent_color`, `custom_css`). Administrators type these, so each is checked here and anything unusable is
@@ -94,10 +96,15 @@ export function safeCustomCss(value: string | null | undefined): string {
   return (value ?? '').slice(0, MAX_CUSTOM_CSS).replaceAll('<', '');
 }
 
-export function isValidLookValue(name: string, value: string | null): string | null {
+/**
+ * What is wrong with a value for one of the settings the public pages read (`accent_color`, `logo_url`,
+ * `custom_css`, `language`), or null when it is fine or not one of them. Empty clears a setting.
+ */
+export function settingProblem(name: string, value: string | null): string | null {
   if (value === null || value.trim() === '') return null;
   if (name === 'accent_color' && !parseHexColor(value)) return 'The accent colour must be a hex colour such as #2557d6.';
-  if (name === 'logo_url' && !logoUrl(value)) return 'The logo URL must be an absolute http(s) URL.';
+  if (name === 'logo_url' && !logoUrl(value)) return 'The logo URL must be an absolute http(s) URL without user name or password.';
   if (name === 'custom_css' && value.length > MAX_CUSTOM_CSS) return `Custom CSS may be at most ${MAX_CUSTOM_CSS} characters.`;
+  if (name === 'language' && !isLang(value.trim().toLowerCase())) return `The language must be one of ${LANGUAGES.join(', ')}.`;
   return null;
 }

@@ -89,7 +89,6 @@ export function checkSignup(
   // (an id the page does not offer is ignored).
   const picked = new Set(input.lists);
   const chosen = form.lists.filter((l) => form.lists.length === 1 || picked.has(String(l.id))).map((l) => l.id);
-  if (chosen.length === 0) errors.set('lists', t('errLists'));
 
   const values: { definitionId: number; value: string }[] = [];
   for (const definition of form.attributes) {
@@ -98,6 +97,8 @@ export function checkSignup(
     if ('error' in result) errors.set(attributeField(definition.id), result.error);
     else if (result.stored !== null) values.push({ definitionId: definition.id, value: result.stored });
   }
+  // After the attributes: the messages are listed in the order the fields appear.
+  if (chosen.length === 0) errors.set('lists', t('errLists'));
   if (errors.size > 0) return { ok: false, errors };
   return { ok: true, signup: { email: input.email, listIds: chosen, values } };
 }

@@ -58,16 +58,12 @@ export interface FormState {
   readonly errors?: FieldErrors;
 }
 
-export function formPage(form: SignupForm, state: FormState = {}): PublicPage {
+/** The fields of the form (e-mail, attributes, lists), with the state of a failed post. */
+export function formFields(form: SignupForm, state: FormState = {}): string {
   const t = translator(signup, form.lang);
-  const c = translator(common, form.lang);
+  const required = translator(common, form.lang)('required');
   const errors = state.errors ?? new Map<string, string>();
   const input = state.input;
-  const required = c('required');
-  const summary = errorSummary(
-    c('errorSummaryTitle'),
-    [...errors].map(([id, message]) => ({ id: id === 'lists' ? 'lists-0' : id, message: `${labelOf(form, id, t)}: ${message}` })),
-  );
 
   const lists =
     form.lists.length === 1
@@ -83,7 +79,7 @@ export function formPage(form: SignupForm, state: FormState = {}): PublicPage {
           choices: form.lists.map((l) => ({ value: String(l.id), label: l.name, description: l.description })),
           values: input?.lists ?? [],
         });
-  const fields =
+  return (
     inputField({
       id: 'email',
       name: 'email',
@@ -111,7 +107,17 @@ export function formPage(form: SignupForm, state: FormState = {}): PublicPage {
         })
       : '') +
     form.attributes.map((d) => attributeControl(d, input?.attributes.get(d.id) ?? [], errors.get(attributeField(d.id)), t, required)).join('') +
-    lists;
+    lists
+  );
+}
+
+export function formPage(form: SignupForm, state: FormState = {}): PublicPage {
+  const t = translator(signup, form.lang);
+  const c = translator(common, form.lang);
+  const summary = errorSummary(
+    c('errorSummaryTitle'),
+    [...(state.errors ?? [])].map(([id, message]) => ({ id: id === 'lists' ? 'lists-0' : id, message: `${labelOf(form, id, t)}: ${message}` })),
+  );
 
   const heading = text(form.data.get('header')) || form.title;
   const intro = text(form.data.get('intro'));
@@ -121,7 +127,7 @@ export function formPage(form: SignupForm, state: FormState = {}): PublicPage {
     summary +
     // novalidate: the service checks every field and answers in the page's language, beside the field.
     `<form method="post" action="/subscribe/${form.id}" novalidate>` +
-    fields +
+    formFields(form, state) +
     honeypotField(HONEYPOT, t('honeypotLabel')) +
     submitButton(text(form.data.get('button')) || t('defaultButton')) +
     '</form>';

@@ -42,15 +42,24 @@ const flag = (value: string | null | undefined) => value?.trim().toLowerCase() ?
 /** An active page as its form shows it; an unknown or inactive page is a NotFoundError. */
 export async function loadSignupForm(ctx: AppContext, pageId: number, acceptLanguage: string | undefined): Promise<SignupForm> {
   const live = await requireLivePage(ctx, pageId);
-  const listIds = idsOf(live.data.get('lists'));
-  const attributeIds = idsOf(live.data.get('attributes'));
+  return buildSignupForm(ctx, live.page, live.data, acceptLanguage);
+}
+
+/** A page (active or not: the embed snippet of a page not yet live) as its form shows it. */
+export async function buildSignupForm(
+  ctx: AppContext,
+  page: pages.PageRow,
+  data: ReadonlyMap<string, string | null>,
+  acceptLanguage: string | undefined,
+): Promise<SignupForm> {
+  const listIds = idsOf(data.get('lists'));
+  const attributeIds = idsOf(data.get('attributes'));
   const [lists, definitions] = await Promise.all([pages.publicListsAmong(ctx.db, listIds), loadDefinitionsWithOptions(ctx.db)]);
   const listById = new Map(lists.map((l) => [l.id, l]));
   const definitionById = new Map(definitions.map((d) => [d.id, d]));
-  const data = live.data;
   return {
-    id: live.page.id,
-    title: live.page.title,
+    id: page.id,
+    title: page.title,
     data,
     lists: listIds.map((id) => listById.get(id)).filter((l): l is ListRow => l !== undefined),
     attributes: attributeIds.map((id) => definitionById.get(id)).filter((d): d is DefinitionWithOptions => d !== undefined),

@@ -372,3 +372,69 @@ describe('sign-up form: limits and no disclosure', () => {
     assert.equal((await post(f.page.id, fields(f, 'flood-x@example.org'))).statusCode, 303);
   });
 });
+
+describe('GET /api/v2/subscribe-pages/{pageId}/embed', () => {
+  test('the form as HTML for another site: posts to the hosted form, same fields, no script; a post from elsewhere works', async () => {
+    const f = await signupFixture(t.db);
+    const { headers } = await t.adminWithSession({ superUser: false, privileges: { subscribers: true } });
+    const res = await t.inject({ method: 'GET', url: `/api/v2/subscribe-pages/${f.page.id}/embed`, headers });
+    assert.equal(res.statusCode, 200);
+    const { html, url } = res.json() as { html: string; url: string };
+    assert.equal(url, `${t.config.publicUrl}/subscribe/${f.page.id}`);
+    assert.ok(html.startsWith(`<form class="mailroom-signup" method="post" action="${t.config.publicUrl}/subscribe/${f.page.id}" accept-charset="utf-8" lang="en">\n`));
+    assert.ok(html.includes('<input type="email" id="email" name="email"'));
+    assert.ok(html.includes(`name="attr_${f.country.id}"`));
+    assert.ok(html.includes(`<input type="checkbox" id="lists-1" name="list" value="${f.events.id}">`));
+    assert.ok(html.includes('<div class="hp" style="position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden" aria-hidden="true">'));
+    assert.ok(html.includes('<button type="submit">Sign me up</button>'));
+    assert.ok(!/<script|<style|<link/i.test(html));
+    // A browser posting the snippet from another site: no CORS involved, the answer is the hosted thank-you page.
+    const posted = await t.inject({
+      method: 'POST',
+      url: `/subscribe/${f.page.id}`,
+      headers: { ...FORM, origin: 'https://www.club.example', referer: 'https://www.club.example/join' },
+      remoteAddress: nextClient(),
+      payload: new URLSearchParams([['email', 'embedded@example.org'], ['attr_' + f.name.id, 'E'], ['list', String(f.news.id)], ['website', '']]).toString(),
+    });
+    assert.equal(posted.statusCode, 303);
+    assert.equal(posted.headers.location, `/subscribe/${f.page.id}/thanks`);
+    assert.ok(await subscriberByEmail(t.db, 'embedded@example.org'));
+  });
+
+  test('without the subscribers privilege → 403; unknown page → 404; an inactive page still gets its snippet', async () => {
+    const f = await signupFixture(t.db);
+    const { headers: weak } = await t.adminWithSession({ superUser: false, privileges: { subscribers: false } });
+    const denied = await t.inject({ method: 'GET', url: `/api/v2/subscribe-pages/${f.page.id}/embed`, headers: weak });
+    assert.deepEqual([denied.statusCode, denied.json()], [403, { message: 'You are not allowed to view subscribe pages.' }]);
+    const anonymous = await t.inject({ method: 'GET', url: `/api/v2/subscribe-pages/${f.page.id}/embed` });
+    assert.equal(anonymous.statusCode, 403);
+    const { headers } = await t.adminWithSession();
+    const unknown = await t.inject({ method: 'GET', url: '/api/v2/subscribe-pages/999999/embed', headers });
+    assert.deepEqual([unknown.statusCode, unknown.json()], [404, { message: 'Subscribe page not found' }]);
+    const inactive = await createPage(t.db, 'Later', { language: 'de' }, false);
+    const later = await t.inject({ method: 'GET', url: `/api/v2/subscribe-pages/${inactive.id}/embed`, headers });
+    assert.equal(later.statusCode, 200);
+    assert.ok((later.json() as { html: string }).html.includes('<button type="submit">Anmelden</button>'));
+  });
+});
+
+describe('PUT /api/v2/subscribe-pages/{id}/data: the look settings are checked', () => {
+  test('bad accent colour, logo URL or language → 422 on value; good ones and empty values are stored', async () => {
+    const page = await createPage(t.db, 'Look', {});
+    const { headers } = await t.adminWithSession();
+    const put = (name: string, value: string | null) =>
+      t.inject({ method: 'PUT', url: `/api/v2/subscribe-pages/${page.id}/data`, headers, payload: { name, value } });
+    for (const [name, value, message] of [
+      ['accent_color', 'red', 'The accent colour must be a hex colour such as #2557d6.'],
+      ['logo_url', 'javascript:alert(1)', 'The logo URL must be an absolute http(s) URL without user name or password.'],
+      ['language', 'fr', 'The language must be one of en, de.'],
+      ['custom_css', 'x'.repeat(20_001), 'Custom CSS may be at most 20000 characters.'],
+    ] as const) {
+      const res = await put(name, value);
+      assert.deepEqual([res.statusCode, res.json()], [422, { message: 'Validation failed', errors: { value: [message] } }], name);
+    }
+    for (const [name, value] of [['accent_color', '#A0b'], ['logo_url', 'https://x.example/l.svg'], ['language', 'DE'], ['accent_color', ''], ['logo_url', null]] as const) {
+      assert.equal((await put(name, value)).statusCode, 200, `${name}=${value}`);
+    }
+  });
+});
