@@ -104,3 +104,29 @@ describe('sign-up form in the browser', { skip }, () => {
     await h.screenshots('signup-thanks', (p) => p.goto(`/subscribe/${f.page.id}/thanks`));
   });
 });
+
+describe('sign-up abuse rules in the browser', { skip }, () => {
+  test('the honeypot is out of sight; a second sign-up of an address within 10 minutes gets the wait page', async () => {
+    const page = await h.newPage();
+    await page.goto(`/subscribe/${f.page.id}`);
+    const box = await page.locator('input[name="website"]').boundingBox();
+    assert.ok(box && box.x + box.width <= 0, `the honeypot is off-screen: ${JSON.stringify(box)}`);
+    assert.equal(await page.locator('input[name="website"]').getAttribute('tabindex'), '-1');
+    await fillForm(page, 'twice@example.org');
+    await page.getByRole('button', { name: 'Sign me up' }).click();
+    await page.getByRole('heading', { name: 'Thank you' }).waitFor();
+    await page.goto(`/subscribe/${f.page.id}`);
+    await fillForm(page, 'twice@example.org');
+    await page.getByRole('button', { name: 'Sign me up' }).click();
+    await page.getByRole('heading', { name: 'Please wait a moment' }).waitFor();
+    await page.getByText(/Please try again in \d+ minutes\./).waitFor();
+    // Every variant posts the same address again, so each gets the wait page.
+    await h.screenshots('signup-wait', async (p) => {
+      await p.goto(`/subscribe/${f.page.id}`);
+      await fillForm(p, 'twice@example.org');
+      await p.getByRole('button', { name: 'Sign me up' }).click();
+      await p.getByRole('heading', { name: 'Please wait a moment' }).waitFor();
+    });
+    await h.screenshots('signup-not-found', (p) => p.goto('/subscribe/999999'));
+  });
+});
