@@ -142,7 +142,7 @@ export async function subscribe(ctx: AppContext, pageId: number, body: PublicSub
  * Both limits of a sign-up, taken before anything is looked up (so a refusal says nothing about the address): the
  * client's first, so that a client over its limit cannot use up an address's.
  */
-async function takeSignUp(ctx: AppContext, email: string, clientIp: string | null): Promise<void> {
+export async function takeSignUp(ctx: AppContext, email: string, clientIp: string | null): Promise<void> {
   const client = await takeStrict(ctx.db, `page-client:${clientIp ?? 'unknown'}`, MAIL_WINDOW, ctx.config.subscribePageClientLimit);
   if (!client.granted) throw new TooManyRequestsError(TOO_MANY_CLIENT, client.retryAfter);
   // The address itself is not stored in the rate table: a digest names its window.

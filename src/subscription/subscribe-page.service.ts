@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
-import { NotFoundError } from '../shared/errors.js';
+import { settingProblem } from '../public/look.js';
+import { NotFoundError, ValidationError } from '../shared/errors.js';
 import { toPage } from '../shared/pagination.js';
 import * as repo from './subscribe-page.repository.js';
 import type {
@@ -50,5 +51,9 @@ export async function getPageData(ctx: AppContext, id: number): Promise<Subscrib
 
 export async function setPageData(ctx: AppContext, id: number, body: SubscribePageDataBody): Promise<SubscribePageDataItem> {
   await requirePage(ctx, id);
-  return repo.toDataItem(await repo.upsertPageData(ctx.db, id, body.name.trim(), body.value ?? null));
+  const name = body.name.trim();
+  // The look of the public pages is checked here, so a typo is told to the administrator, not shown to visitors.
+  const problem = settingProblem(name, body.value ?? null);
+  if (problem) throw ValidationError.field('value', problem);
+  return repo.toDataItem(await repo.upsertPageData(ctx.db, id, name, body.value ?? null));
 }

@@ -1,18 +1,19 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { confirmedPage, confirmProblemPage } from '../public/confirm.pages.js';
+import { sendPage } from '../public/headers.js';
+import { pageContext } from '../public/page-context.js';
+import { preferencesUrl } from '../public/preferences-link.js';
 import { originOf } from './subscriber.routes.js';
+import { listsOfSubscribers } from './subscriber.repository.js';
 import * as service from './subscriber.service.js';
 
-/** Reference §5.5: phpList's exact pages and statuses. */
-const PAGES = {
-  missing: { status: 400, body: '<h1>Missing confirmation code.</h1>' },
-  unknown: { status: 404, body: "<h1>Subscriber isn't found or already confirmed.</h1>" },
-  confirmed: { status: 200, body: '<h1>Thank you, your subscription is confirmed!</h1>' },
-} as const;
+const Html = Type.String({ description: 'An HTML page in the public layout' });
 
-const Html = Type.String({ description: 'A small HTML page' });
-
-/** The public double opt-in page the confirmation mail links to. */
+/**
+ * The public double opt-in page the confirmation mail links to: phpList's statuses and words (reference §5.5) in a
+ * real page, in the language and look of the subscribe page named by `page` (the sign-up form adds it to its link).
+ */
 export const subscriberConfirmRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/subscribers/confirm',
@@ -22,7 +23,7 @@ export const subscriberConfirmRoutes: FastifyPluginAsyncTypebox = async (app) =>
       // A link mangled into `?uniqueId=a&uniqueId=b` gets the page for its first code, not a JSON 422.
       preValidation: async (request) => {
         const query = request.query as Record<string, unknown>;
-        if (Array.isArray(query.uniqueId)) query.uniqueId = String(query.uniqueId[0]);
+        for (const name of ['uniqueId', 'page']) if (Array.isArray(query[name])) query[name] = String(query[name][0]);
       },
       schema: {
         tags: ['subscribers'],
@@ -31,18 +32,21 @@ export const subscriberConfirmRoutes: FastifyPluginAsyncTypebox = async (app) =>
         security: [],
         querystring: Type.Object({
           uniqueId: Type.Optional(Type.String({ description: "The subscriber's unique id" })),
+          page: Type.Optional(Type.String({ description: 'The subscribe page signed up on: its language and look (anything else is ignored)' })),
         }),
         response: {
-          200: { content: { 'text/html': { schema: Html } } },
-          400: { content: { 'text/html': { schema: Html } } },
-          404: { content: { 'text/html': { schema: Html } } },
+          200: { description: 'Confirmed: the lists and the preference-centre link', content: { 'text/html': { schema: Html } } },
+          400: { description: 'No code', content: { 'text/html': { schema: Html } } },
+          404: { description: 'Unknown or garbled code', content: { 'text/html': { schema: Html } } },
         },
       },
     },
     async (request, reply) => {
-      const outcome = await service.confirmSubscriber(app.ctx, request.query.uniqueId, originOf(request));
-      const page = PAGES[outcome];
-      return reply.code(page.status).type('text/html; charset=utf-8').send(page.body);
+      const result = await service.confirmSubscriber(app.ctx, request.query.uniqueId, originOf(request));
+      const context = await pageContext(app.ctx, request.query.page, request.headers['accept-language']);
+      if (result.outcome !== 'confirmed') return sendPage(reply, result.outcome === 'missing' ? 400 : 404, confirmProblemPage(context, result.outcome));
+      const lists = (await listsOfSubscribers(app.ctx.db, [result.subscriber.id])).get(result.subscriber.id) ?? [];
+      return sendPage(reply, 200, confirmedPage(context, lists, preferencesUrl(app.ctx, result.subscriber)));
     },
   );
 };

@@ -109,7 +109,7 @@ describe('NUL characters are refused where requests are read', () => {
     const res = await t.inject({ method: 'GET', url: '/api/v2/subscribers/confirm?uniqueId=a%00b' });
     assert.equal(res.statusCode, 404);
     assert.match(String(res.headers['content-type']), /^text\/html/);
-    assert.equal(res.body, "<h1>Subscriber isn't found or already confirmed.</h1>");
+    assert.ok(res.body.includes("Subscriber isn't found or already confirmed."));
   });
 });
 

@@ -37,7 +37,7 @@ describe('double opt-in', () => {
     const link = new URL(links[0]!);
     const page = await t.inject({ method: 'GET', url: `${link.pathname}${link.search}`, headers: { 'user-agent': 'mail-client' } });
     assert.equal(page.statusCode, 200);
-    assert.equal(page.body, THANKS);
+    assert.ok(page.body.includes(THANKS), 'phpList\'s words, now in the public layout (issue 13)');
     assert.match(String(page.headers['content-type']), /^text\/html; charset=utf-8/);
     // No JSON headers, but those of every HTML page.
     assert.equal(page.headers['x-frame-options'], 'DENY');
@@ -56,7 +56,7 @@ describe('double opt-in', () => {
 
     // Opening the link again still thanks, and records nothing more.
     const again = await t.inject({ method: 'GET', url: `${link.pathname}${link.search}` });
-    assert.deepEqual([again.statusCode, again.body], [200, THANKS]);
+    assert.deepEqual([again.statusCode, again.body.includes(THANKS)], [200, true]);
     assert.equal((await t.db.select().from(subscriberHistory).where(eq(subscriberHistory.subscriberId, created.id))).length, 2);
   });
 
@@ -78,22 +78,22 @@ describe('double opt-in', () => {
   test('confirming by the link works for a subscriber created any other way', async () => {
     const s = await createSubscriber(t.db, { confirmed: false });
     const res = await t.inject({ method: 'GET', url: `/api/v2/subscribers/confirm?uniqueId=${s.uniqueId}` });
-    assert.deepEqual([res.statusCode, res.body], [200, THANKS]);
+    assert.deepEqual([res.statusCode, res.body.includes(THANKS)], [200, true]);
     const twice = await t.inject({ method: 'GET', url: `/api/v2/subscribers/confirm?uniqueId=${s.uniqueId}&uniqueId=other` });
-    assert.deepEqual([twice.statusCode, twice.body], [200, THANKS]);
+    assert.deepEqual([twice.statusCode, twice.body.includes(THANKS)], [200, true]);
   });
 
   test('missing code is 400, unknown code is 404, both HTML and public', async () => {
     for (const url of ['/api/v2/subscribers/confirm', '/api/v2/subscribers/confirm?uniqueId=']) {
       const res = await t.inject({ method: 'GET', url });
       assert.equal(res.statusCode, 400, url);
-      assert.equal(res.body, '<h1>Missing confirmation code.</h1>');
+      assert.ok(res.body.includes('<h1>Missing confirmation code.</h1>'), url);
       assert.match(String(res.headers['content-type']), /^text\/html/);
     }
     for (const id of ['invalid-unique-id', 'x'.repeat(500), 'AAAABBBBCCCCDDDD0000111122223333']) {
       const res = await t.inject({ method: 'GET', url: `/api/v2/subscribers/confirm?uniqueId=${id}` });
       assert.equal(res.statusCode, 404, id);
-      assert.equal(res.body, "<h1>Subscriber isn't found or already confirmed.</h1>");
+      assert.ok(res.body.includes("Subscriber isn't found or already confirmed."), id);
     }
   });
 
