@@ -27,6 +27,8 @@ export interface RenderPlan {
   readonly publicUrl: string;
   signLink(linkId: number, subscriberId: number): string;
   unsubscribeUrl(uniqueId: string): string;
+  /** The recipient's preference-centre link (public/preferences-link.ts). */
+  preferencesUrl(uniqueId: string): string;
   confirmationUrl(uniqueId: string): string;
 }
 
@@ -116,7 +118,7 @@ class Values {
   }
 
   private preferencesUrl(): string {
-    return `${this.plan.publicUrl}/api/v2/subscribers/preferences?uid=${encodeURIComponent(this.r.uniqueId)}`;
+    return this.plan.preferencesUrl(this.r.uniqueId);
   }
 
   private forwardUrl(): string {
