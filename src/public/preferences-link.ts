@@ -31,8 +31,9 @@ export function decodePreferencesToken(secret: string, token: string, maxDays: n
   return { uniqueId: decoded.uniqueId };
 }
 
-export function preferencesUrl(ctx: Pick<AppContext, 'config' | 'secrets'>, uniqueId: string): string {
-  return `${ctx.config.publicUrl}/preferences/${encodePreferencesToken(ctx.secrets.linkToken, uniqueId)}`;
+/** The preference-centre link of a subscriber (the confirm page's, for one). */
+export function preferencesUrl(ctx: Pick<AppContext, 'config' | 'secrets'>, subscriber: { readonly uniqueId: string }): string {
+  return `${ctx.config.publicUrl}/preferences/${encodePreferencesToken(ctx.secrets.linkToken, subscriber.uniqueId)}`;
 }
 
 /** For a campaign's recipients: one signer per compile (the day fixed then), falling back to the slow path. */
