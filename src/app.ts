@@ -48,6 +48,7 @@ import { campaignRoutes } from './messaging/campaign.routes.js';
 import { listCampaignRoutes } from './messaging/list-campaign.routes.js';
 import { unsubscribeRoutes } from './sending/unsubscribe.routes.js';
 import { forwardRoutes } from './sending/forward.routes.js';
+import { publicAssetRoutes } from './public/assets.routes.js';
 import { EventBuffer } from './tracking/event-buffer.js';
 import { clickRoutes } from './tracking/click.routes.js';
 import { openPixelRoutes } from './tracking/open.routes.js';
@@ -145,6 +146,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(attachmentDownloadRoutes, { alias: true });
   await app.register(openPixelRoutes, { alias: true });
   await app.register(clickRoutes, { root: true });
+  // The pages subscribers see (src/public/): their stylesheet, sign-up forms.
+  await app.register(publicAssetRoutes);
   // The four areas, registered explicitly so the route table stays greppable.
   await app.register(
     async (api) => {

@@ -1,0 +1,57 @@
+import { escapeHtml } from '../shared/html.js';
+import type { PublicPage } from './headers.js';
+import { translator, type Lang } from './i18n.js';
+import { accentVariables, logoUrl, safeCustomCss, type PageLook } from './look.js';
+import { common } from './messages/common.js';
+import { STYLESHEET_PATH } from './stylesheet.js';
+
+/*
+ * The one shell of every public page: doctype, language, title, viewport, the shared stylesheet, the subscribe
+ * page's own look (logo, accent colour, custom CSS) and a footer. Pages hand in their body as HTML they escaped.
+ */
+
+export interface LayoutInput {
+  readonly lang: Lang;
+  /** The document title (plain text). */
+  readonly title: string;
+  /** The `<main>` content, already HTML. */
+  readonly body: string;
+  /** The subscribe page's look, when the page belongs to one. */
+  readonly look?: PageLook;
+  /** Who the page is for, e.g. the subscribe page's title: the logo's alternative text. */
+  readonly siteName?: string;
+  /** Plain-text footer (the subscribe page's `footer` setting); line breaks are kept. */
+  readonly footer?: string | null;
+}
+
+export function renderLayout(input: LayoutInput): PublicPage {
+  const t = translator(common, input.lang);
+  const look = input.look ?? {};
+  const accent = accentVariables(look.accentColor);
+  const custom = safeCustomCss(look.customCss);
+  const inline = (accent ? `:root{${accent}}` : '') + custom;
+  const logo = logoUrl(look.logoUrl);
+  const logoHtml = logo
+    ? `<header class="brand"><img src="${escapeHtml(logo.href)}" alt="${escapeHtml(t('logoAlt', { name: input.siteName ?? '' }))}"></header>`
+    : '';
+  const footer = input.footer?.trim() ? escapeHtml(input.footer.trim()) : escapeHtml(t('poweredBy'));
+  const html =
+    `<!doctype html><html lang="${input.lang}"><head><meta charset="utf-8">` +
+    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
+    '<meta name="robots" content="noindex"><meta name="referrer" content="no-referrer">' +
+    `<title>${escapeHtml(input.title)}</title>` +
+    `<link rel="stylesheet" href="${STYLESHEET_PATH}">` +
+    (inline ? `<style>${inline}</style>` : '') +
+    '</head><body><div class="page">' +
+    logoHtml +
+    `<main class="card">${input.body}</main>` +
+    `<footer>${footer}</footer>` +
+    '</div></body></html>';
+  return { html, policy: { inlineStyles: inline ? [inline] : [], imageOrigins: logo ? [logo.origin] : [] } };
+}
+
+/** A page of a heading and a paragraph or two (errors, notices), in the layout. */
+export function messagePage(input: Omit<LayoutInput, 'body'> & { heading: string; paragraphs: readonly string[] }): PublicPage {
+  const body = `<h1>${escapeHtml(input.heading)}</h1>` + input.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('');
+  return renderLayout({ ...input, body });
+}

@@ -1,0 +1,87 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Config } from '../../src/config.js';
+import { startTestApp, type TestApp } from '../helper.js';
+import { assertAccessible, CHROMIUM, SCREENSHOTS } from '../console/browser.js';
+
+/*
+ * Browser tests of the public pages (sign-up, confirm, preferences, unsubscribe, forward): the console's set-up
+ * (test/console/browser.ts: Debian's Chromium through playwright-core, axe-core, screenshots) without the console.
+ * JavaScript is off in every page: the public pages must work without it.
+ */
+
+export { assertAccessible, browserSkip } from '../console/browser.js';
+
+export interface PageOptions {
+  colorScheme?: 'light' | 'dark';
+  phone?: boolean;
+  /** Sent as Accept-Language (and the browser's locale). */
+  locale?: string;
+}
+
+export interface PublicHarness {
+  app: TestApp;
+  baseUrl: string;
+  browser: Browser;
+  /** A new browser context and page (JavaScript disabled); closed by close(). */
+  newPage(options?: PageOptions): Promise<Page>;
+  /**
+   * Opens a page four times (light and dark, desktop and phone), screenshots each to
+   * test-results/screenshots/public-<name>-<scheme>-<width>.png and checks it with axe-core. `open` brings the page
+   * to the state to show.
+   */
+  screenshots(name: string, open: (page: Page) => Promise<unknown>, options?: Pick<PageOptions, 'locale'>): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startPublic(overrides: Partial<Config> = {}): Promise<PublicHarness> {
+  const app = await startTestApp(overrides);
+  const baseUrl = await app.app.listen({ host: '127.0.0.1', port: 0 });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM!,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const contexts: BrowserContext[] = [];
+  const newPage = async (options: PageOptions = {}) => {
+    const context = await browser.newContext({
+      baseURL: baseUrl,
+      javaScriptEnabled: false,
+      colorScheme: options.colorScheme ?? 'light',
+      viewport: options.phone ? { width: 390, height: 844 } : { width: 1280, height: 860 },
+      deviceScaleFactor: 1,
+      isMobile: options.phone ?? false,
+      hasTouch: options.phone ?? false,
+      locale: options.locale ?? 'en-GB',
+      extraHTTPHeaders: { 'accept-language': options.locale ?? 'en-GB,en;q=0.8' },
+    });
+    context.setDefaultTimeout(10_000);
+    contexts.push(context);
+    return context.newPage();
+  };
+  return {
+    app,
+    baseUrl,
+    browser,
+    newPage,
+    async screenshots(name, open, options = {}) {
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      for (const colorScheme of ['light', 'dark'] as const) {
+        for (const phone of [false, true]) {
+          const page = await newPage({ colorScheme, phone, ...options });
+          await open(page);
+          const file = `public-${name}-${colorScheme}-${phone ? 'phone' : 'desktop'}.png`;
+          await page.screenshot({ path: join(SCREENSHOTS, file), fullPage: true });
+          await assertAccessible(page, `${name} (${colorScheme}, ${phone ? 'phone' : 'desktop'})`);
+          await page.context().close();
+        }
+      }
+    },
+    async close() {
+      for (const context of contexts) await context.close().catch(() => undefined);
+      await browser.close();
+      await app.close();
+    },
+  };
+}
