@@ -49,6 +49,7 @@ import { listCampaignRoutes } from './messaging/list-campaign.routes.js';
 import { unsubscribeRoutes } from './sending/unsubscribe.routes.js';
 import { forwardRoutes } from './sending/forward.routes.js';
 import { publicAssetRoutes } from './public/assets.routes.js';
+import { preferencesRoutes } from './public/preferences.routes.js';
 import { EventBuffer } from './tracking/event-buffer.js';
 import { clickRoutes } from './tracking/click.routes.js';
 import { openPixelRoutes } from './tracking/open.routes.js';
@@ -148,6 +149,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(clickRoutes, { root: true });
   // The pages subscribers see (src/public/): their stylesheet, sign-up forms.
   await app.register(publicAssetRoutes);
+  await app.register(preferencesRoutes);
   // The four areas, registered explicitly so the route table stays greppable.
   await app.register(
     async (api) => {

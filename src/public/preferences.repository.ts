@@ -90,3 +90,13 @@ export async function changeEmailIfFree(db: Executor, subscriberId: number, emai
   );
   return rows.length > 0;
 }
+
+/** The id of the subscriber with this address (case-insensitively), if any. */
+export async function addressOwner(db: Executor, email: string): Promise<number | undefined> {
+  const [row] = await db
+    .select({ id: subscribers.id })
+    .from(subscribers)
+    .where(sql`lower(${subscribers.email}) = lower(${email})`)
+    .limit(1);
+  return row?.id;
+}
