@@ -17,6 +17,16 @@ function html(reply: FastifyReply, status: number, page: PublicPage) {
   return sendPage(reply, status, page);
 }
 
+/** The text without control characters other than line feeds. */
+function withoutControls(text: string): string {
+  let out = '';
+  for (const c of text) {
+    const code = c.charCodeAt(0);
+    if (code === 10 || (code >= 32 && code !== 127)) out += c;
+  }
+  return out;
+}
+
 const langOf = (request: FastifyRequest): Lang => pickLanguage(null, request.headers['accept-language']);
 
 /** A form body as an object (first value of each name); anything that is not a form reads as no fields. */
@@ -97,7 +107,7 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const via = form.confirm !== undefined ? 'page' : 'one-click';
       const lang = langOf(request);
       // Control characters (line breaks aside) are dropped: the reason ends up in an administrator's view.
-      const reason = (form.reason ?? '').replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, '').trim().slice(0, MAX_REASON);
+      const reason = withoutControls(form.reason ?? '').trim().slice(0, MAX_REASON);
       const done = await service.unsubscribe(app.ctx, request.params.token, via, originOf(request), reason);
       if (!done) return html(reply, 404, invalidPage(lang));
       if (done === service.FORWARDED) {
