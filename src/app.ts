@@ -50,6 +50,7 @@ import { unsubscribeRoutes } from './sending/unsubscribe.routes.js';
 import { forwardRoutes } from './sending/forward.routes.js';
 import { publicAssetRoutes } from './public/assets.routes.js';
 import { preferencesRoutes } from './public/preferences.routes.js';
+import { publicForwardRoutes } from './public/forward.routes.js';
 import { EventBuffer } from './tracking/event-buffer.js';
 import { clickRoutes } from './tracking/click.routes.js';
 import { openPixelRoutes } from './tracking/open.routes.js';
@@ -150,6 +151,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   // The pages subscribers see (src/public/): their stylesheet, sign-up forms.
   await app.register(publicAssetRoutes);
   await app.register(preferencesRoutes);
+  await app.register(publicForwardRoutes);
   // The four areas, registered explicitly so the route table stays greppable.
   await app.register(
     async (api) => {

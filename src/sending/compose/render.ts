@@ -29,6 +29,8 @@ export interface RenderPlan {
   unsubscribeUrl(uniqueId: string): string;
   /** The recipient's preference-centre link (public/preferences-link.ts). */
   preferencesUrl(uniqueId: string): string;
+  /** The recipient's forward-to-a-friend page (public/forward-link.ts). */
+  forwardUrl(uniqueId: string): string;
   confirmationUrl(uniqueId: string): string;
 }
 
@@ -122,7 +124,7 @@ class Values {
   }
 
   private forwardUrl(): string {
-    return `${this.plan.publicUrl}/api/v2/email-forward/${this.plan.campaignId}?uid=${encodeURIComponent(this.r.uniqueId)}`;
+    return this.plan.forwardUrl(this.r.uniqueId);
   }
 
   private token(index: number): string {
