@@ -8,7 +8,7 @@ import { assertAccessible, CHROMIUM, SCREENSHOTS } from '../console/browser.js';
 /*
  * Browser tests of the public pages (sign-up, confirm, preferences, unsubscribe, forward): the console's set-up
  * (test/console/browser.ts: Debian's Chromium through playwright-core, axe-core, screenshots) without the console.
- * JavaScript is off in every page: the public pages must work without it.
+ * JavaScript is off unless a test needs it for axe-core: the public pages must work without it.
  */
 
 export { assertAccessible, browserSkip } from '../console/browser.js';
@@ -18,13 +18,18 @@ export interface PageOptions {
   phone?: boolean;
   /** Sent as Accept-Language (and the browser's locale). */
   locale?: string;
+  /**
+   * JavaScript on (default off, to show the pages need none). axe-core runs in the page, so pages checked with
+   * assertAccessible need it on; the pages themselves have no script to run either way (CSP script-src 'none').
+   */
+  javaScript?: boolean;
 }
 
 export interface PublicHarness {
   app: TestApp;
   baseUrl: string;
   browser: Browser;
-  /** A new browser context and page (JavaScript disabled); closed by close(). */
+  /** A new browser context and page (JavaScript off unless asked for); closed by close(). */
   newPage(options?: PageOptions): Promise<Page>;
   /**
    * Opens a page four times (light and dark, desktop and phone), screenshots each to
@@ -47,7 +52,7 @@ export async function startPublic(overrides: Partial<Config> = {}): Promise<Publ
   const newPage = async (options: PageOptions = {}) => {
     const context = await browser.newContext({
       baseURL: baseUrl,
-      javaScriptEnabled: false,
+      javaScriptEnabled: options.javaScript ?? false,
       colorScheme: options.colorScheme ?? 'light',
       viewport: options.phone ? { width: 390, height: 844 } : { width: 1280, height: 860 },
       deviceScaleFactor: 1,
@@ -69,7 +74,7 @@ export async function startPublic(overrides: Partial<Config> = {}): Promise<Publ
       mkdirSync(SCREENSHOTS, { recursive: true });
       for (const colorScheme of ['light', 'dark'] as const) {
         for (const phone of [false, true]) {
-          const page = await newPage({ colorScheme, phone, ...options });
+          const page = await newPage({ colorScheme, phone, ...options, javaScript: true });
           await open(page);
           const file = `public-${name}-${colorScheme}-${phone ? 'phone' : 'desktop'}.png`;
           await page.screenshot({ path: join(SCREENSHOTS, file), fullPage: true });

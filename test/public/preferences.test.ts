@@ -67,7 +67,7 @@ const listIds = async () =>
 describe('the preference centre in a browser', { skip }, () => {
   test('screenshots of the page (light, dark, desktop, phone) and in German', async () => {
     await h.screenshots('preferences', (page) => page.goto(links.preferences));
-    const page = await h.newPage({ locale: 'de-DE', phone: true });
+    const page = await h.newPage({ locale: 'de-DE', phone: true, javaScript: true });
     await page.goto(links.preferences);
     await shot(page, 'preferences-de-light-phone');
     assert.equal(await page.locator('h1').textContent(), 'Ihr Abonnement');
@@ -75,7 +75,7 @@ describe('the preference centre in a browser', { skip }, () => {
   });
 
   test('changes lists and an attribute through the forms', async () => {
-    const page = await h.newPage();
+    const page = await h.newPage({ javaScript: true });
     await page.goto(links.preferences);
     await page.getByLabel('Events').check();
     await page.getByRole('button', { name: 'Save my lists' }).click();
@@ -97,7 +97,7 @@ describe('the preference centre in a browser', { skip }, () => {
 
   test('unsubscribe, then resubscribe, from the link in the mail (desktop and phone)', async () => {
     for (const phone of [false, true]) {
-      const page = await h.newPage({ phone });
+      const page = await h.newPage({ phone, javaScript: true });
       await page.goto(links.unsubscribe);
       await shot(page, `unsubscribe-light-${phone ? 'phone' : 'desktop'}`);
       await page.getByLabel('Why are you leaving? (optional)').fill('Too much mail');
@@ -114,12 +114,12 @@ describe('the preference centre in a browser', { skip }, () => {
 
   test('a forged link shows what happened and what to do; the forward form', async () => {
     const forged = links.preferences.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
-    const page = await h.newPage({ colorScheme: 'dark', phone: true });
+    const page = await h.newPage({ colorScheme: 'dark', phone: true, javaScript: true });
     const res = await page.goto(forged);
     assert.equal(res!.status(), 404);
     assert.equal(await page.locator('h1').textContent(), 'This link does not work');
     await shot(page, 'forged-link-dark-phone');
-    const forward = await h.newPage({ colorScheme: 'dark' });
+    const forward = await h.newPage({ colorScheme: 'dark', javaScript: true });
     await forward.goto(links.forward);
     await shot(forward, 'forward-dark-desktop');
   });
