@@ -60,8 +60,9 @@ export function donePage(input: DoneInput): PublicPage {
     : '';
   const body =
     `<h1>${escapeHtml(t('doneTitle'))}</h1><p>${escapeHtml(t('done', { email: input.maskedEmail, lists: listNames(input.removed) }))}</p>` +
-    undo +
-    manage(input.lang, input.preferencesUrl);
+    // The link before the undo form: the form's buttons end the card, so nothing sits flush below them.
+    manage(input.lang, input.preferencesUrl) +
+    undo;
   return page(input.lang, t('doneTitle'), body);
 }
 
