@@ -53,6 +53,8 @@ import { forwardRoutes } from './sending/forward.routes.js';
 import { publicAssetRoutes } from './public/assets.routes.js';
 import { signupRoutes } from './public/signup.routes.js';
 import { embedRoutes } from './public/embed.routes.js';
+import { preferencesRoutes } from './public/preferences.routes.js';
+import { publicForwardRoutes } from './public/forward.routes.js';
 import { EventBuffer } from './tracking/event-buffer.js';
 import { clickRoutes } from './tracking/click.routes.js';
 import { openPixelRoutes } from './tracking/open.routes.js';
@@ -153,6 +155,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   // The pages subscribers see (src/public/): their stylesheet, sign-up forms.
   await app.register(publicAssetRoutes);
   await app.register(signupRoutes);
+  await app.register(preferencesRoutes);
+  await app.register(publicForwardRoutes);
   // The four areas, registered explicitly so the route table stays greppable.
   await app.register(
     async (api) => {

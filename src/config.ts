@@ -54,6 +54,9 @@ export const EnvSchema = Type.Object({
   FORWARD_EMAIL_COUNT: Type.Integer({ minimum: 1, maximum: 100, default: 1 }),
   FORWARD_PERSONAL_NOTE_SIZE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
   FORWARD_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 5 }),
+  // Preference centre (src/public/preferences.*): link lifetime in days (0: never expires), changes per client per 10 minutes.
+  PREFERENCES_LINK_DAYS: Type.Integer({ minimum: 0, maximum: 36_500, default: 365 }),
+  PREFERENCES_CLIENT_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 60 }),
   SUBSCRIBE_PAGE_CLIENT_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 10 }),
   TRACKING_FLUSH_MS: Type.Integer({ minimum: 5, maximum: 10_000, default: 50 }),
   TRACKING_MACHINE_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 2 }),
@@ -127,6 +130,8 @@ export interface Config {
   readonly imageCheckAllowLoopback: boolean;
   /** Forward to a friend (reference §5.17). */
   readonly forward: ForwardConfig;
+  /** The preference centre and the other public subscriber pages of issue 13 (src/public). */
+  readonly preferences: PreferencesConfig;
   /** Sign-ups one client address may post to the public subscribe pages in 10 minutes (more → 429). */
   readonly subscribePageClientLimit: number;
   /** Open and click recording (tracking/event-buffer.ts). */
@@ -154,6 +159,13 @@ export interface BounceConfig {
   readonly unconfirmThreshold: number;
   /** Consecutive bounces that blacklist a subscriber's address (0: never). */
   readonly blacklistThreshold: number;
+}
+
+export interface PreferencesConfig {
+  /** Days a `[PREFERENCESURL]` link stays good (0: for ever); older ones show the "expired link" page. */
+  readonly linkDays: number;
+  /** Changes (POSTs) one client address may make on the subscriber pages in any 10 minutes (more → 429 page). */
+  readonly clientLimit: number;
 }
 
 export interface ForwardConfig {
@@ -289,6 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     imageCheckTimeoutMs: converted.IMAGE_CHECK_TIMEOUT_MS,
     imageCheckAllowLoopback: converted.IMAGE_CHECK_ALLOW_LOOPBACK === 'on',
     subscribePageClientLimit: converted.SUBSCRIBE_PAGE_CLIENT_LIMIT,
+    preferences: Object.freeze({ linkDays: converted.PREFERENCES_LINK_DAYS, clientLimit: converted.PREFERENCES_CLIENT_LIMIT }),
     forward: Object.freeze({
       emailCount: converted.FORWARD_EMAIL_COUNT,
       personalNoteSize: converted.FORWARD_PERSONAL_NOTE_SIZE,

@@ -53,6 +53,7 @@ describe('loadConfig', () => {
       imageCheckTimeoutMs: 5000,
       imageCheckAllowLoopback: false,
       forward: { emailCount: 1, personalNoteSize: 0, rateLimit: 5 },
+      preferences: { linkDays: 365, clientLimit: 60 },
       subscribePageClientLimit: 10,
       tracking: { flushMs: 50, machineSeconds: 2, ratePerAddress: 20 },
       bounces: {

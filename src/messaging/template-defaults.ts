@@ -18,7 +18,7 @@ export const DEFAULT_TEMPLATES: readonly DefaultTemplate[] = [
 ];
 
 /** Text version shared by both built-ins. */
-export const DEFAULT_TEXT = '[CONTENT]\n\n--\n[FOOTER]\n[SIGNATURE]\n';
+export const DEFAULT_TEXT = '[CONTENT]\n\n--\n[FOOTER]\nUnsubscribe: [UNSUBSCRIBEURL]\nYour preferences: [PREFERENCESURL]\n[SIGNATURE]\n';
 
 export function findDefaultTemplate(key: string): DefaultTemplate | undefined {
   return DEFAULT_TEMPLATES.find((t) => t.key === key);

@@ -1,55 +1,93 @@
 import { escapeHtml } from '../shared/html.js';
+import { hiddenField, textareaField } from '../public/forms.js';
+import type { PublicPage } from '../public/headers.js';
+import { translator, type Lang } from '../public/i18n.js';
+import { renderLayout } from '../public/layout.js';
+import { errors } from '../public/messages/errors.js';
+import { unsubscribe } from '../public/messages/unsubscribe.js';
 import type { ListName } from './unsubscribe.repository.js';
 
 /*
- * The small HTML pages of the unsubscribe link. Self-contained (no scripts, no external assets); list names are
- * the administrators' words and are escaped.
+ * The pages of the unsubscribe link, in the public pages' layout (src/public). No scripts; list names are the
+ * administrators' words and are escaped; the address is shown masked (whoever holds the link sees it).
  */
 
+/** Longest reason kept (the rest is cut). */
+export const MAX_REASON = 1000;
 
-function page(title: string, body: string): string {
-  return (
-    '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
-    '<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">' +
-    `<title>${escapeHtml(title)}</title></head><body>${body}</body></html>`
-  );
-}
-
-const listNames = (lists: readonly ListName[]) => lists.map((l) => escapeHtml(l.name)).join(', ');
+const listNames = (lists: readonly ListName[]) => lists.map((l) => l.name).join(', ');
+const page = (lang: Lang, title: string, body: string) => renderLayout({ lang, title, body });
+const manage = (lang: Lang, url: string | null) =>
+  url ? `<p><a href="${escapeHtml(url)}">${escapeHtml(translator(unsubscribe, lang)('manageLink'))}</a></p>` : '';
 
 /** GET: asks before doing anything, so that a mail scanner following the link unsubscribes nobody. */
-export function confirmPage(maskedEmail: string, lists: readonly ListName[]): string {
-  if (lists.length === 0) {
-    return page(
-      'Unsubscribe',
-      `<h1>Nothing to unsubscribe</h1><p>${escapeHtml(maskedEmail)} is not on any list this campaign was sent to.</p>`,
-    );
-  }
+export function confirmPage(lang: Lang, maskedEmail: string, lists: readonly ListName[], preferencesUrl: string | null): PublicPage {
+  const t = translator(unsubscribe, lang);
+  if (lists.length === 0) return nothingPage(lang, maskedEmail, preferencesUrl);
   // No `action`: the form posts to this very URL (the token is in the path).
-  return page(
-    'Unsubscribe',
-    `<h1>Unsubscribe ${escapeHtml(maskedEmail)} from ${listNames(lists)}?</h1>` +
-      '<form method="post"><input type="hidden" name="confirm" value="yes">' +
-      '<button type="submit">Unsubscribe</button></form>',
-  );
+  const body =
+    `<h1>${escapeHtml(t('ask', { email: maskedEmail, lists: listNames(lists) }))}</h1>` +
+    `<p>${escapeHtml(t('askText'))}</p>` +
+    `<form method="post">${hiddenField('confirm', 'yes')}` +
+    textareaField({ id: 'reason', name: 'reason', label: t('reasonLabel'), hint: t('reasonHint'), maxLength: MAX_REASON }) +
+    `<div class="actions"><button type="submit">${escapeHtml(t('button'))}</button></div></form>` +
+    manage(lang, preferencesUrl);
+  return page(lang, t('title'), body);
 }
 
-export function donePage(maskedEmail: string, removed: readonly ListName[]): string {
-  const what =
-    removed.length > 0
-      ? `${escapeHtml(maskedEmail)} has been unsubscribed from ${listNames(removed)}.`
-      : `${escapeHtml(maskedEmail)} is not on any list this campaign was sent to.`;
-  return page('Unsubscribed', `<h1>You are unsubscribed</h1><p>${what}</p>`);
+function nothingPage(lang: Lang, maskedEmail: string, preferencesUrl: string | null): PublicPage {
+  const t = translator(unsubscribe, lang);
+  const body = `<h1>${escapeHtml(t('nothingTitle'))}</h1><p>${escapeHtml(t('nothing', { email: maskedEmail }))}</p>` + manage(lang, preferencesUrl);
+  return page(lang, t('title'), body);
+}
+
+export interface DoneInput {
+  readonly lang: Lang;
+  readonly maskedEmail: string;
+  readonly removed: readonly ListName[];
+  /** The signed resubscribe token (null: nothing to undo), good for `days`. */
+  readonly resubscribe: { readonly token: string; readonly days: number } | null;
+  readonly preferencesUrl: string | null;
+}
+
+export function donePage(input: DoneInput): PublicPage {
+  const t = translator(unsubscribe, input.lang);
+  if (input.removed.length === 0) return nothingPage(input.lang, input.maskedEmail, input.preferencesUrl);
+  const undo = input.resubscribe
+    ? `<form method="post" action="${escapeHtml(`resubscribe/${input.resubscribe.token}`)}" class="undo">` +
+      `<p>${escapeHtml(t('resubscribeText', { days: input.resubscribe.days }))}</p>` +
+      `<div class="actions"><button type="submit" class="secondary">${escapeHtml(t('resubscribeButton'))}</button></div></form>`
+    : '';
+  const body =
+    `<h1>${escapeHtml(t('doneTitle'))}</h1><p>${escapeHtml(t('done', { email: input.maskedEmail, lists: listNames(input.removed) }))}</p>` +
+    // The link before the undo form: the form's buttons end the card, so nothing sits flush below them.
+    manage(input.lang, input.preferencesUrl) +
+    undo;
+  return page(input.lang, t('doneTitle'), body);
+}
+
+export function resubscribedPage(lang: Lang, maskedEmail: string, lists: readonly ListName[], preferencesUrl: string | null): PublicPage {
+  const t = translator(unsubscribe, lang);
+  const body =
+    `<h1>${escapeHtml(t('resubscribedTitle'))}</h1><p>${escapeHtml(t('resubscribed', { email: maskedEmail, lists: listNames(lists) }))}</p>` +
+    manage(lang, preferencesUrl);
+  return page(lang, t('resubscribedTitle'), body);
 }
 
 /** The unsubscribe link of a forwarded copy: its reader was never subscribed. */
-export const FORWARDED_PAGE = page(
-  'Unsubscribe',
-  '<h1>Nothing to unsubscribe</h1><p>This message was forwarded to you by a subscriber. ' +
-    'Your address is not on our lists, and nothing more will be sent to it.</p>',
-);
+export function forwardedPage(lang: Lang): PublicPage {
+  const t = translator(unsubscribe, lang);
+  return page(lang, t('title'), `<h1>${escapeHtml(t('nothingTitle'))}</h1><p>${escapeHtml(t('forwarded'))}</p>`);
+}
 
-export const INVALID_PAGE = page(
-  'Unsubscribe',
-  '<h1>Unknown unsubscribe link</h1><p>This link is not valid (any more). Copy the whole link from the mail.</p>',
-);
+/** A forged, garbled or outdated link: what happened and what to do. */
+export function invalidPage(lang: Lang): PublicPage {
+  const t = translator(unsubscribe, lang);
+  const e = translator(errors, lang);
+  return page(lang, t('title'), `<h1>${escapeHtml(t('invalidTitle'))}</h1><p>${escapeHtml(e('invalidText'))}</p><p>${escapeHtml(e('invalidHelp'))}</p>`);
+}
+
+export function expiredPage(lang: Lang): PublicPage {
+  const e = translator(errors, lang);
+  return page(lang, e('expiredTitle'), `<h1>${escapeHtml(e('expiredTitle'))}</h1><p>${escapeHtml(e('expiredText'))}</p>`);
+}

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db/client.js';
 import { campaignCounters, deliveries, listCampaigns, lists, subscriptions } from '../db/schema/index.js';
 
@@ -16,6 +16,12 @@ export async function subscribedCampaignLists(db: Executor, campaignId: number, 
     .innerJoin(lists, eq(lists.id, listCampaigns.listId))
     .where(eq(listCampaigns.campaignId, campaignId))
     .orderBy(asc(lists.name), asc(lists.id));
+}
+
+/** The lists among `ids` that still exist, by name. */
+export async function listNames(db: Executor, ids: number[]): Promise<ListName[]> {
+  if (ids.length === 0) return [];
+  return db.select({ id: lists.id, name: lists.name }).from(lists).where(inArray(lists.id, ids)).orderBy(asc(lists.name), asc(lists.id));
 }
 
 /**

@@ -1,27 +1,33 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { originOf } from '../subscription/subscriber.routes.js';
-import { confirmPage, donePage, FORWARDED_PAGE, INVALID_PAGE } from './unsubscribe.pages.js';
-import { Html, PlainText, UnsubscribeForm, UnsubscribeParams } from './unsubscribe.schemas.js';
+import { sendPage, type PublicPage } from '../public/headers.js';
+import { pickLanguage, type Lang } from '../public/i18n.js';
+import { preferencesUrl } from '../public/preferences-link.js';
+import { limited } from '../public/preferences.routes.js';
+import { confirmPage, donePage, expiredPage, forwardedPage, invalidPage, MAX_REASON, resubscribedPage } from './unsubscribe.pages.js';
+import { Html, PlainText, ResubscribeParams, UnsubscribeForm, UnsubscribeParams } from './unsubscribe.schemas.js';
 import * as service from './unsubscribe.service.js';
 
 const tags = ['unsubscribe'];
 const FORM_TYPE = 'application/x-www-form-urlencoded';
 
-/**
- * Headers of every page: the token in the URL is a credential, so no caching, no referer, no indexing; the pages
- * need nothing but their own form.
- */
-const PAGE_HEADERS = {
-  'cache-control': 'no-store',
-  'referrer-policy': 'no-referrer',
-  'x-robots-tag': 'noindex',
-  'content-security-policy': "default-src 'none'; form-action 'self'; frame-ancestors 'none'",
-};
-
-function html(reply: FastifyReply, status: number, body: string) {
-  return reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(body);
+/** The pages carry the public pages' headers (public/headers.ts): CSP without scripts, no caching, no referrer. */
+function html(reply: FastifyReply, status: number, page: PublicPage) {
+  return sendPage(reply, status, page);
 }
+
+/** The text without control characters other than line feeds. */
+function withoutControls(text: string): string {
+  let out = '';
+  for (const c of text) {
+    const code = c.charCodeAt(0);
+    if (code === 10 || (code >= 32 && code !== 127)) out += c;
+  }
+  return out;
+}
+
+const langOf = (request: FastifyRequest): Lang => pickLanguage(null, request.headers['accept-language']);
 
 /** A form body as an object (first value of each name); anything that is not a form reads as no fields. */
 function readForm(contentType: string | undefined, body: string): Record<string, string> {
@@ -68,10 +74,11 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
+      const lang = langOf(request);
       const found = await service.preview(app.ctx, request.params.token);
-      if (!found) return html(reply, 404, INVALID_PAGE);
-      if (found === service.FORWARDED) return html(reply, 200, FORWARDED_PAGE);
-      return html(reply, 200, confirmPage(found.maskedEmail, found.lists));
+      if (!found) return html(reply, 404, invalidPage(lang));
+      if (found === service.FORWARDED) return html(reply, 200, forwardedPage(lang));
+      return html(reply, 200, confirmPage(lang, found.maskedEmail, found.lists, preferencesUrl(app.ctx, found)));
     },
   );
 
@@ -98,14 +105,51 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const form = (request.body ?? {}) as UnsubscribeForm;
       const via = form.confirm !== undefined ? 'page' : 'one-click';
-      const done = await service.unsubscribe(app.ctx, request.params.token, via, originOf(request));
-      if (!done) return html(reply, 404, INVALID_PAGE);
+      const lang = langOf(request);
+      // Control characters (line breaks aside) are dropped: the reason ends up in an administrator's view.
+      const reason = withoutControls(form.reason ?? '').trim().slice(0, MAX_REASON);
+      const done = await service.unsubscribe(app.ctx, request.params.token, via, originOf(request), reason);
+      if (!done) return html(reply, 404, invalidPage(lang));
       if (done === service.FORWARDED) {
-        if (answersHtml(request, form)) return html(reply, 200, FORWARDED_PAGE);
+        if (answersHtml(request, form)) return html(reply, 200, forwardedPage(lang));
         return reply.code(200).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send('Not subscribed.\n');
       }
-      if (answersHtml(request, form)) return html(reply, 200, donePage(done.maskedEmail, done.removed));
+      if (answersHtml(request, form)) {
+        const resubscribe = done.resubscribe ? { token: done.resubscribe, days: service.RESUBSCRIBE_DAYS } : null;
+        return html(reply, 200, donePage({ lang, maskedEmail: done.maskedEmail, removed: done.removed, resubscribe, preferencesUrl: preferencesUrl(app.ctx, done) }));
+      }
       return reply.code(200).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send('Unsubscribed.\n');
+    },
+  );
+
+  app.post(
+    '/unsubscribe/resubscribe/:token',
+    {
+      config: { keepBodyKeys: true, allowNul: true },
+      schema: {
+        tags,
+        operationId: 'resubscribe',
+        summary: 'Undo an unsubscribe: back on the lists it removed (public; the button of the page after unsubscribing)',
+        description:
+          `The signed token names the subscriber and the lists; it is good for ${service.RESUBSCRIBE_DAYS} days. ` +
+          'Idempotent; PREFERENCES_CLIENT_LIMIT posts per client in 10 minutes (429).',
+        security: [],
+        params: ResubscribeParams,
+        response: {
+          200: { content: { 'text/html': { schema: Html } } },
+          404: { description: 'Forged or garbled link', content: { 'text/html': { schema: Html } } },
+          410: { description: 'Expired: the undo is offered for a week', content: { 'text/html': { schema: Html } } },
+          429: { description: 'Too many changes from this client', content: { 'text/html': { schema: Html } } },
+        },
+      },
+    },
+    async (request, reply) => {
+      const lang = langOf(request);
+      if (await limited(request, reply, lang)) return reply;
+      const done = await service.resubscribe(app.ctx, request.params.token, originOf(request));
+      if (done === null) return html(reply, 404, invalidPage(lang));
+      if (done === 'expired') return html(reply, 410, expiredPage(lang));
+      return html(reply, 200, resubscribedPage(lang, done.maskedEmail, done.lists, preferencesUrl(app.ctx, done)));
     },
   );
 };

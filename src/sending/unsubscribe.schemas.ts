@@ -12,6 +12,11 @@ export const UnsubscribeParams = Type.Object({
 export const UnsubscribeForm = Type.Object({
   'List-Unsubscribe': Type.Optional(Type.String({ description: '`One-Click` (RFC 8058)' })),
   confirm: Type.Optional(Type.String({ description: "Sent by the confirmation page's form" })),
+  reason: Type.Optional(Type.String({ description: "The page's optional reason for leaving (kept in the subscriber's history)" })),
+});
+
+export const ResubscribeParams = Type.Object({
+  token: Type.String({ maxLength: 1000, description: 'The signed resubscribe token of the page after unsubscribing' }),
 });
 export type UnsubscribeForm = Static<typeof UnsubscribeForm>;
 

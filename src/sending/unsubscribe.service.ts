@@ -5,6 +5,9 @@ import type { HistoryOrigin } from '../subscription/subscriber-history.schemas.j
 import { findSubscriberByUniqueId } from '../subscription/subscriber.repository.js';
 import * as repo from './unsubscribe.repository.js';
 import { decodeUnsubscribeToken } from './unsubscribe-token.js';
+import type { ListName } from './unsubscribe.repository.js';
+import { addSubscriptions } from '../public/preferences.repository.js';
+import { seal, unseal } from '../public/sealed-token.js';
 
 /*
  * The List-Unsubscribe link of a campaign mail. "Unsubscribe" means: off the lists the campaign was sent to, and no
@@ -14,6 +17,7 @@ import { decodeUnsubscribeToken } from './unsubscribe-token.js';
 
 export interface UnsubscribeTarget {
   readonly subscriberId: number;
+  readonly uniqueId: string;
   readonly campaignId: number;
   /** The address as the page may show it to whoever holds the link: `j***@example.com`. */
   readonly maskedEmail: string;
@@ -42,7 +46,7 @@ async function resolve(ctx: AppContext, token: string): Promise<UnsubscribeTarge
     findCampaign(ctx.db, decoded.campaignId),
   ]);
   if (!subscriber || !campaign) return null;
-  return { subscriberId: subscriber.id, campaignId: campaign.id, maskedEmail: maskEmail(subscriber.email) };
+  return { subscriberId: subscriber.id, uniqueId: subscriber.uniqueId, campaignId: campaign.id, maskedEmail: maskEmail(subscriber.email) };
 }
 
 /** What the confirmation page asks about: the campaign's lists the subscriber is on. Changes nothing. */
@@ -50,7 +54,7 @@ export async function preview(ctx: AppContext, token: string) {
   const target = await resolve(ctx, token);
   if (target === null || target === FORWARDED) return target;
   const lists = await repo.subscribedCampaignLists(ctx.db, target.campaignId, target.subscriberId);
-  return { maskedEmail: target.maskedEmail, lists };
+  return { maskedEmail: target.maskedEmail, uniqueId: target.uniqueId, lists };
 }
 
 export type UnsubscribeVia = 'one-click' | 'page';
@@ -59,7 +63,7 @@ export type UnsubscribeVia = 'one-click' | 'page';
  * Unsubscribes at once, in one transaction: off the campaign's lists, a history entry naming them, and the
  * subscriber's still-queued delivery of the campaign skipped. Doing it again changes nothing and records nothing.
  */
-export async function unsubscribe(ctx: AppContext, token: string, via: UnsubscribeVia, origin: HistoryOrigin) {
+export async function unsubscribe(ctx: AppContext, token: string, via: UnsubscribeVia, origin: HistoryOrigin, reason = '') {
   const target = await resolve(ctx, token);
   if (target === null || target === FORWARDED) return target;
   const removed = await ctx.db.transaction(async (tx) => {
@@ -75,11 +79,46 @@ export async function unsubscribe(ctx: AppContext, token: string, via: Unsubscri
       const detail =
         `Unsubscribed from ${names} by the unsubscribe link of campaign ${target.campaignId}` +
         ` (${via === 'one-click' ? 'one-click, RFC 8058' : 'confirmation page'})` +
-        (skipped > 0 ? '; its queued mail of this campaign was skipped' : '');
+        (skipped > 0 ? '; its queued mail of this campaign was skipped' : '') +
+        (reason ? `. Reason given: ${reason}` : '');
       await history.insertHistory(tx, target.subscriberId, origin, 'Unsubscribed', detail);
     }
     return lists;
   });
   ctx.log.info({ subscriberId: target.subscriberId, campaignId: target.campaignId, lists: removed.length, via }, 'unsubscribed by link');
-  return { maskedEmail: target.maskedEmail, removed };
+  const resubscribe =
+    removed.length > 0
+      ? seal(ctx.secrets.linkToken, RESUBSCRIBE_DOMAIN, [target.uniqueId, removed.map((l) => l.id).join(',')], RESUBSCRIBE_DAYS * 86_400)
+      : null;
+  return { maskedEmail: target.maskedEmail, uniqueId: target.uniqueId, removed, resubscribe };
+}
+
+/** How long the unsubscribe page offers to undo. */
+export const RESUBSCRIBE_DAYS = 7;
+const RESUBSCRIBE_DOMAIN = 'resubscribe';
+
+export type Resubscribed = { readonly maskedEmail: string; readonly uniqueId: string; readonly lists: ListName[] } | 'expired' | null;
+
+/**
+ * The "resubscribe" button of the page after unsubscribing: puts the subscriber back on the lists the unsubscribe
+ * took them off (those that still exist), with a history entry. The signed token names exactly those lists and
+ * expires after RESUBSCRIBE_DAYS; using it again changes nothing.
+ */
+export async function resubscribe(ctx: AppContext, token: string, origin: HistoryOrigin): Promise<Resubscribed> {
+  const opened = unseal(ctx.secrets.linkToken, RESUBSCRIBE_DOMAIN, token);
+  if (opened === null || opened === 'expired') return opened;
+  const [uniqueId = '', ids = ''] = opened.fields;
+  const subscriber = await findSubscriberByUniqueId(ctx.db, uniqueId);
+  if (!subscriber) return null;
+  const listIds = ids.split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+  const lists = await ctx.db.transaction(async (tx) => {
+    const existing = await repo.listNames(tx, listIds);
+    const added = await addSubscriptions(tx, subscriber.id, existing.map((l) => l.id));
+    if (added.length > 0) {
+      const names = existing.filter((l) => added.includes(l.id)).map((l) => `"${l.name}" (#${l.id})`).join(', ');
+      await history.insertHistory(tx, subscriber.id, origin, 'Subscribed', `Resubscribed to ${names} from the unsubscribe page`);
+    }
+    return existing;
+  });
+  return { maskedEmail: maskEmail(subscriber.email), uniqueId: subscriber.uniqueId, lists };
 }

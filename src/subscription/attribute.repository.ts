@@ -19,6 +19,7 @@ export function toDefinition(row: DefinitionWithOptions): AttributeDefinition {
     list_order: row.listOrder,
     default_value: row.defaultValue,
     required: row.required,
+    subscriber_editable: row.subscriberEditable,
     options: row.options.map((o) => ({ id: o.id, name: o.name, list_order: o.listOrder })),
   };
 }

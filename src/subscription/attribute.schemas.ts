@@ -33,6 +33,7 @@ export const AttributeDefinition = Type.Object({
   list_order: Nullable(Type.Integer()),
   default_value: Nullable(Type.String()),
   required: Type.Boolean(),
+  subscriber_editable: Type.Boolean({ description: 'Whether subscribers may change their value in the preference centre (Mailroom addition)' }),
   options: Type.Array(AttributeOption),
 });
 export type AttributeDefinition = Static<typeof AttributeDefinition>;
@@ -55,6 +56,9 @@ export const AttributeDefinitionBody = Type.Object(
     order: Type.Optional(Nullable(Int32)),
     default_value: Type.Optional(Nullable(Type.String({ maxLength: MAX_VALUE_LENGTH }))),
     required: Type.Optional(Type.Boolean()),
+    subscriber_editable: Type.Optional(
+      Type.Boolean({ description: 'Whether subscribers may change their value in the preference centre; default false' }),
+    ),
     options: Type.Optional(
       Nullable(
         Type.Array(OptionInput, {

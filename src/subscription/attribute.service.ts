@@ -82,6 +82,7 @@ export async function createDefinition(ctx: AppContext, body: AttributeDefinitio
       listOrder: body.order ?? null,
       defaultValue: body.default_value ?? null,
       required: body.required ?? false,
+      subscriberEditable: body.subscriber_editable ?? false,
     });
     if (OPTION_TYPES.has(type)) await repo.insertOptions(tx, row.id, newOptions(body.options ?? [], new Set()));
     return repo.toDefinition((await repo.findDefinition(tx, row.id))!);
@@ -159,6 +160,7 @@ export async function updateDefinition(ctx: AppContext, id: number, body: Attrib
       ...(body.order !== undefined ? { listOrder: body.order } : {}),
       ...(body.default_value !== undefined ? { defaultValue: body.default_value } : {}),
       ...(body.required !== undefined ? { required: body.required } : {}),
+      ...(body.subscriber_editable !== undefined ? { subscriberEditable: body.subscriber_editable } : {}),
     });
     if (OPTION_TYPES.has(type) && body.options != null) await syncOptions(tx, definition, body.options);
     return repo.toDefinition((await repo.findDefinition(tx, id))!);

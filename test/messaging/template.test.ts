@@ -412,7 +412,7 @@ describe('built-in templates', () => {
       const res = await t.inject({ method: 'POST', url: `/api/v2/templates/defaults/${key}`, headers });
       assert.equal(res.statusCode, 201);
       const body = res.json();
-      assert.deepEqual(body, { id: body.id, title: name, content: html, text: '[CONTENT]\n\n--\n[FOOTER]\n[SIGNATURE]\n', list_order: 0, images: null });
+      assert.deepEqual(body, { id: body.id, title: name, content: html, text: '[CONTENT]\n\n--\n[FOOTER]\nUnsubscribe: [UNSUBSCRIBEURL]\nYour preferences: [PREFERENCESURL]\n[SIGNATURE]\n', list_order: 0, images: null });
       const again = await t.inject({ method: 'POST', url: `/api/v2/templates/defaults/${key}`, headers });
       assert.deepEqual([again.statusCode, again.json()], [409, TAKEN]);
     }

@@ -34,7 +34,7 @@ describe('GET /api/v2/subscribers/confirm: the confirm page', () => {
     );
     const href = /<a class="button" href="([^"]+)">Manage your subscription<\/a>/.exec(res.body)![1]!;
     assert.ok(href.startsWith('https://lists.example.org/preferences/'));
-    assert.equal(decodePreferencesToken(t.ctx.secrets.linkToken, href.split('/').pop()!), s.uniqueId);
+    assert.deepEqual(decodePreferencesToken(t.ctx.secrets.linkToken, href.split('/').pop()!, t.ctx.config.preferences.linkDays), { uniqueId: s.uniqueId });
   });
 
   test("in the language and look of the subscribe page named by `page`; an unknown or garbled `page` is ignored", async () => {

@@ -2,7 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { encodeQuotedPrintable, encodeWords, mimeParameter, SOFT_BREAK } from '../../src/sending/compose/mime.js';
-import { linkTokenSigner, unsubscribeTokenSigner } from '../../src/sending/compose/tokens.js';
+import { linkTokenSigner, subscriberTokenSigner, unsubscribeTokenSigner } from '../../src/sending/compose/tokens.js';
+import { decodePreferencesToken, encodePreferencesToken, PREFERENCES_DOMAIN, today } from '../../src/public/preferences-link.js';
 import { encodeUnsubscribeToken } from '../../src/sending/unsubscribe-token.js';
 import { encodeLinkToken } from '../../src/tracking/link-token.js';
 
@@ -53,6 +54,24 @@ describe('token signers', () => {
         assert.equal(sign('ABCDEF0123456789ABCDEF0123456789'), null, 'upper-case hex is another unique id');
       }
     }
+  });
+
+  test('the preferences signer makes exactly the tokens of encodePreferencesToken; they decode to the subscriber', () => {
+    const secret = 'p'.repeat(64);
+    const day = today();
+    const sign = subscriberTokenSigner(secret, PREFERENCES_DOMAIN, day);
+    for (let i = 0; i < 20; i++) {
+      const uniqueId = randomBytes(16).toString('hex');
+      const token = sign(uniqueId)!;
+      assert.equal(token, encodePreferencesToken(secret, uniqueId, day));
+      assert.deepEqual(decodePreferencesToken(secret, token, 365), { uniqueId });
+      // Another purpose's signature never passes: the unsubscribe token of the same numbers is not a preferences one.
+      assert.equal(decodePreferencesToken(secret, encodeUnsubscribeToken(secret, { uniqueId, campaignId: day }), 365), null);
+      assert.equal(decodePreferencesToken('q'.repeat(64), token, 365), null);
+    }
+    const old = encodePreferencesToken(secret, 'imported-7', day - 400);
+    assert.equal(decodePreferencesToken(secret, old, 365), 'expired');
+    assert.deepEqual(decodePreferencesToken(secret, old, 0), { uniqueId: 'imported-7' }, '0: links never expire');
   });
 });
 

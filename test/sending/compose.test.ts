@@ -5,6 +5,8 @@ import { eq } from 'drizzle-orm';
 import { simpleParser } from 'mailparser';
 import { links, listCampaigns } from '../../src/db/schema/index.js';
 import { decodeLinkToken } from '../../src/tracking/link-token.js';
+import { encodeForwardToken } from '../../src/public/forward-link.js';
+import { encodePreferencesToken } from '../../src/public/preferences-link.js';
 import { decodeUnsubscribeToken } from '../../src/sending/unsubscribe-token.js';
 import { createCampaign, createList, createSubscriber, subscribe } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
@@ -83,8 +85,8 @@ describe('personalisation', () => {
         '<p>2026-01-02 03:04:05 / 2026-02-03 04:05:06</p>\n' +
         '<p>Portugal Chess, Go <i>pal</i> () [SHOE SIZE] 42</p>\n' +
         '<p>Alpha &amp; Omega<br>Beta</p>\n' +
-        `<p><a href="${PUBLIC}/api/v2/subscribers/preferences?uid=${uid}">prefs</a> ` +
-        `${PUBLIC}/api/v2/subscribers/confirm?uniqueId=${uid} ${PUBLIC}/api/v2/email-forward/${campaign.id}?uid=${uid} ` +
+        `<p><a href="${PUBLIC}/preferences/${encodePreferencesToken(t.ctx.secrets.linkToken, uid)}">prefs</a> ` +
+        `${PUBLIC}/api/v2/subscribers/confirm?uniqueId=${uid} ${PUBLIC}/forward/${encodeForwardToken(t.ctx.secrets.linkToken, { uniqueId: uid, campaignId: campaign.id })} ` +
         `<a href="${unsubscribe}">Unsubscribe</a></p>\n` +
         `<img src="${PUBLIC}/api/v2/t/open.gif?u=${uid}&amp;m=${campaign.id}" width="1" height="1" alt=""></body></html>`,
     );
@@ -118,8 +120,8 @@ describe('link placeholders', () => {
     const mail = await sendTo(campaign.id, email);
     const uid = sub.uniqueId;
     const unsubscribe = /<([^>]+)>/.exec(rawHeader(mail, 'List-Unsubscribe')!)![1]!;
-    const preferences = `${PUBLIC}/api/v2/subscribers/preferences?uid=${uid}`;
-    const forward = `${PUBLIC}/api/v2/email-forward/${campaign.id}?uid=${uid}`;
+    const preferences = `${PUBLIC}/preferences/${encodePreferencesToken(t.ctx.secrets.linkToken, uid)}`;
+    const forward = `${PUBLIC}/forward/${encodeForwardToken(t.ctx.secrets.linkToken, { uniqueId: uid, campaignId: campaign.id })}`;
     assert.equal(
       htmlOf(mail.parsed),
       `<html><body><p><img src="${PUBLIC}/api/v2/t/open.gif?u=${uid}&amp;m=${campaign.id}" width="1" height="1" alt=""></p>` +

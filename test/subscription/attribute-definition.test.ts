@@ -43,6 +43,7 @@ describe('POST /api/v2/attributes', () => {
       list_order: 12,
       default_value: 'United States',
       required: true,
+      subscriber_editable: false,
       options: [],
     });
   });
@@ -62,12 +63,28 @@ describe('POST /api/v2/attributes', () => {
       list_order: null,
       default_value: null,
       required: false,
+      subscriber_editable: false,
       options: [
         { id: ids[0], name: 'Green', list_order: 1 },
         { id: ids[1], name: 'Red', list_order: 2 },
         { id: ids[2], name: 'Blue', list_order: 3 },
       ],
     });
+  });
+
+  test('subscriber_editable (Mailroom addition): set on create, changed on update, false when not given', async () => {
+    const body = await create({ name: uniqueName('Nick'), type: 'textline', subscriber_editable: true });
+    assert.equal(body.subscriber_editable, true);
+    const res = await t.inject({
+      method: 'PUT',
+      url: `/api/v2/attributes/${body.id}`,
+      headers,
+      payload: { name: body.name, type: 'textline', subscriber_editable: false },
+    });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.json().subscriber_editable, false);
+    const bad = await t.inject({ method: 'POST', url: '/api/v2/attributes', headers, payload: { name: uniqueName('X'), type: 'textline', subscriber_editable: 'yes' } });
+    assert.equal(bad.statusCode, 422);
   });
 
   test('all nine types are accepted; text and number are refused with the valid list', async () => {

@@ -114,6 +114,8 @@ export const attributeDefinitions = pgTable(
     listOrder: integer('list_order'),
     defaultValue: text('default_value'),
     required: boolean('required').notNull().default(false),
+    /** Shown in the preference centre for the subscriber to change (issue 13; not in phpList). */
+    subscriberEditable: boolean('subscriber_editable').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

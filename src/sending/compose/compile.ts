@@ -10,6 +10,8 @@ import { confirmationLink } from '../../subscription/subscriber-confirmation.js'
 import { unsubscribeUrl } from '../unsubscribe-token.js';
 import { attributeNames, firstListOf, upsertLinks } from './compose.repository.js';
 import { afterBodyStart, mergeContent } from './content.js';
+import { forwardUrlMaker } from '../../public/forward-link.js';
+import { preferencesUrlMaker } from '../../public/preferences-link.js';
 import { linkTokenSigner, unsubscribeTokenSigner } from './tokens.js';
 import { verpSender } from '../verp.js';
 import { TrackedUrls, trackHtmlLinks, trackTextLinks } from './links.js';
@@ -251,6 +253,8 @@ export async function compileCampaign(
       const token = signUnsubscribe(uniqueId);
       return token === null ? unsubscribeUrl(ctx, uniqueId, campaignId) : `${publicUrl}/api/v2/unsubscribe/${token}`;
     },
+    preferencesUrl: preferencesUrlMaker(ctx),
+    forwardUrl: forwardUrlMaker(ctx, campaignId),
     confirmationUrl: (uniqueId) => confirmationLink(ctx, uniqueId),
   });
 }

@@ -29,6 +29,10 @@ export interface RenderPlan {
   readonly publicUrl: string;
   signLink(linkId: number, subscriberId: number): string;
   unsubscribeUrl(uniqueId: string): string;
+  /** The recipient's preference-centre link (public/preferences-link.ts). */
+  preferencesUrl(uniqueId: string): string;
+  /** The recipient's forward-to-a-friend page (public/forward-link.ts). */
+  forwardUrl(uniqueId: string): string;
   confirmationUrl(uniqueId: string): string;
 }
 
@@ -118,11 +122,11 @@ class Values {
   }
 
   private preferencesUrl(): string {
-    return `${this.plan.publicUrl}/api/v2/subscribers/preferences?uid=${encodeURIComponent(this.r.uniqueId)}`;
+    return this.plan.preferencesUrl(this.r.uniqueId);
   }
 
   private forwardUrl(): string {
-    return `${this.plan.publicUrl}/api/v2/email-forward/${this.plan.campaignId}?uid=${encodeURIComponent(this.r.uniqueId)}`;
+    return this.plan.forwardUrl(this.r.uniqueId);
   }
 
   private token(index: number): string {

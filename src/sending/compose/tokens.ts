@@ -151,13 +151,22 @@ const HEX_UID = /^[0-9a-f]{32}$/;
  * 32-hex unique ids; null for any other unique id (the caller then uses unsubscribe-token.ts itself).
  */
 export function unsubscribeTokenSigner(secret: string, campaignId: number): (uniqueId: string) => string | null {
+  return subscriberTokenSigner(secret, UNSUBSCRIBE_DOMAIN, campaignId);
+}
+
+/**
+ * The same for any subscriber token of unsubscribe-token.ts's layout (encodeSubscriberToken): `domain` (at most 34
+ * bytes, so that the message stays one block) and one number fixed for the whole campaign.
+ */
+export function subscriberTokenSigner(secret: string, domain: Buffer, number: number): (uniqueId: string) => string | null {
+  if (domain.length > 34) throw new Error('domain label too long for one block');
   const h = keyed(secret);
-  // MAC input: domain label (21 bytes), kind 1, campaign id, the unique id's 16 bytes — 42 bytes, one block.
+  // MAC input: domain label, kind 1, the number, the unique id's 16 bytes — at most 55 bytes, one block.
   const message = Buffer.alloc(64);
-  UNSUBSCRIBE_DOMAIN.copy(message, 0);
-  const payloadAt = UNSUBSCRIBE_DOMAIN.length;
+  domain.copy(message, 0);
+  const payloadAt = domain.length;
   message.writeUInt8(1, payloadAt);
-  message.writeUInt32BE(campaignId, payloadAt + 1);
+  message.writeUInt32BE(number, payloadAt + 1);
   const end = payloadAt + 5 + 16;
   message[end] = 0x80;
   message.writeUInt32BE(end * 8 + 512, 60);

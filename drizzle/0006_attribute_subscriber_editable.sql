@@ -1,0 +1,1 @@
+ALTER TABLE "attribute_definitions" ADD COLUMN "subscriber_editable" boolean DEFAULT false NOT NULL;

@@ -1,0 +1,102 @@
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { queryRows, type Executor } from '../db/client.js';
+import { attributeDefinitions, lists, subscriberAttributeValues, subscribers, subscriptions } from '../db/schema/index.js';
+
+export interface PreferenceList {
+  readonly id: number;
+  readonly name: string;
+  readonly description: string | null;
+  readonly isPublic: boolean;
+  readonly member: boolean;
+}
+
+/**
+ * What the preference centre offers: every public list, and the lists the subscriber is on (a non-public one can be
+ * left, not joined). In the administrators' order (list_position), then by name.
+ */
+export async function listsForSubscriber(db: Executor, subscriberId: number): Promise<PreferenceList[]> {
+  return queryRows<PreferenceList>(
+    db,
+    sql`select l.id, l.name, l.description, l.public as "isPublic", (s.subscriber_id is not null) as member
+        from ${lists} l
+        left join ${subscriptions} s on s.list_id = l.id and s.subscriber_id = ${subscriberId}
+        where l.public or s.subscriber_id is not null
+        order by l.list_position nulls last, l.name, l.id`,
+  );
+}
+
+/** Adds the subscriber to the lists; answers the ids actually added (already a member: left out). */
+export async function addSubscriptions(db: Executor, subscriberId: number, listIds: number[]): Promise<number[]> {
+  if (listIds.length === 0) return [];
+  const rows = await db
+    .insert(subscriptions)
+    .values(listIds.map((listId) => ({ listId, subscriberId })))
+    .onConflictDoNothing()
+    .returning({ listId: subscriptions.listId });
+  return rows.map((r) => r.listId);
+}
+
+/** Removes the subscriber from the lists (all of them when `listIds` is null); answers the ids removed. */
+export async function removeSubscriptions(db: Executor, subscriberId: number, listIds: number[] | null): Promise<number[]> {
+  if (listIds !== null && listIds.length === 0) return [];
+  const where =
+    listIds === null
+      ? eq(subscriptions.subscriberId, subscriberId)
+      : and(eq(subscriptions.subscriberId, subscriberId), inArray(subscriptions.listId, listIds));
+  const rows = await db.delete(subscriptions).where(where).returning({ listId: subscriptions.listId });
+  return rows.map((r) => r.listId);
+}
+
+/** Ids of the definitions subscribers may edit, in the administrators' order. */
+export async function editableDefinitionIds(db: Executor): Promise<number[]> {
+  const rows = await db
+    .select({ id: attributeDefinitions.id })
+    .from(attributeDefinitions)
+    .where(eq(attributeDefinitions.subscriberEditable, true))
+    .orderBy(sql`${attributeDefinitions.listOrder} nulls last`, asc(attributeDefinitions.id));
+  return rows.map((r) => r.id);
+}
+
+export async function attributeValues(db: Executor, subscriberId: number, definitionIds: number[]): Promise<Map<number, string | null>> {
+  if (definitionIds.length === 0) return new Map();
+  const rows = await db
+    .select({ definitionId: subscriberAttributeValues.definitionId, value: subscriberAttributeValues.value })
+    .from(subscriberAttributeValues)
+    .where(and(eq(subscriberAttributeValues.subscriberId, subscriberId), inArray(subscriberAttributeValues.definitionId, definitionIds)));
+  return new Map(rows.map((r) => [r.definitionId, r.value]));
+}
+
+export async function upsertAttributeValue(db: Executor, subscriberId: number, definitionId: number, value: string | null): Promise<void> {
+  await db
+    .insert(subscriberAttributeValues)
+    .values({ subscriberId, definitionId, value })
+    .onConflictDoUpdate({
+      target: [subscriberAttributeValues.subscriberId, subscriberAttributeValues.definitionId],
+      set: { value, updatedAt: new Date() },
+    });
+}
+
+/**
+ * Moves the subscriber to a new address unless another subscriber has it (case-insensitively); answers whether it
+ * did. One statement, so two changes racing for one address cannot both win (the unique index decides).
+ */
+export async function changeEmailIfFree(db: Executor, subscriberId: number, email: string): Promise<boolean> {
+  const rows = await queryRows<{ id: number }>(
+    db,
+    sql`update ${subscribers} set email = ${email}, updated_at = now()
+        where id = ${subscriberId}
+          and not exists (select 1 from ${subscribers} o where lower(o.email) = lower(${email}) and o.id <> ${subscriberId})
+        returning id`,
+  );
+  return rows.length > 0;
+}
+
+/** The id of the subscriber with this address (case-insensitively), if any. */
+export async function addressOwner(db: Executor, email: string): Promise<number | undefined> {
+  const [row] = await db
+    .select({ id: subscribers.id })
+    .from(subscribers)
+    .where(sql`lower(${subscribers.email}) = lower(${email})`)
+    .limit(1);
+  return row?.id;
+}

@@ -1,0 +1,230 @@
+import { createHash } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { takeStrict } from '../sending/rate-limit.js';
+import { driverCode } from '../shared/errors.js';
+import { loadDefinitionsWithOptions, type DefinitionWithOptions } from '../subscription/attribute.repository.js';
+import { checkAttributeValue } from '../subscription/attribute-value.rules.js';
+import * as history from '../subscription/subscriber-history.repository.js';
+import type { HistoryOrigin } from '../subscription/subscriber-history.schemas.js';
+import { isEmail } from '../subscription/subscriber-import.columns.js';
+import { findSubscriberByUniqueId, updateSubscriber, type SubscriberRow } from '../subscription/subscriber.repository.js';
+import { decodePreferencesToken } from './preferences-link.js';
+import * as repo from './preferences.repository.js';
+import { seal, unseal } from './sealed-token.js';
+
+/*
+ * The preference centre: what a subscriber holding their signed link (preferences-link.ts) may see and change about
+ * themselves. The link is the only credential; every change is a POST and is written to the subscriber's history.
+ * Nothing here tells anyone about another address: an address change asks the new address first, and answers the
+ * same whether or not that address is free.
+ */
+
+export const FORWARDED = 'forwarded';
+/** How long the link of an address-change mail is good. */
+export const EMAIL_CHANGE_DAYS = 2;
+const EMAIL_CHANGE_DOMAIN = 'email-change';
+/** The subscribe pages' window: one mail to an address in 10 minutes, whichever page sends it. */
+const MAIL_WINDOW = 600;
+
+export type Resolved = { readonly subscriber: SubscriberRow } | 'expired' | 'forwarded' | null;
+
+/** The subscriber a preferences token names; `expired`, `forwarded` (a forwarded copy's link) or null (forged, gone). */
+export async function resolve(ctx: AppContext, token: string): Promise<Resolved> {
+  const link = decodePreferencesToken(ctx.secrets.linkToken, token, ctx.config.preferences.linkDays);
+  if (link === null || link === 'expired') return link;
+  if (link.uniqueId === FORWARDED) return FORWARDED;
+  const subscriber = await findSubscriberByUniqueId(ctx.db, link.uniqueId);
+  return subscriber ? { subscriber } : null;
+}
+
+/** One client's changes on the public subscriber pages: PREFERENCES_CLIENT_LIMIT in any 10 minutes. */
+export async function takeChange(ctx: AppContext, clientIp: string | null) {
+  return takeStrict(ctx.db, `public-change:${clientIp ?? 'unknown'}`, MAIL_WINDOW, ctx.config.preferences.clientLimit);
+}
+
+export interface EditableAttribute {
+  readonly definition: DefinitionWithOptions;
+  readonly value: string | null;
+}
+
+export interface PreferenceView {
+  readonly email: string;
+  readonly htmlEmail: boolean;
+  readonly lists: repo.PreferenceList[];
+  readonly attributes: EditableAttribute[];
+}
+
+async function editableDefinitions(ctx: AppContext): Promise<DefinitionWithOptions[]> {
+  const ids = await repo.editableDefinitionIds(ctx.db);
+  if (ids.length === 0) return [];
+  const all = new Map((await loadDefinitionsWithOptions(ctx.db)).map((d) => [d.id, d]));
+  return ids.map((id) => all.get(id)).filter((d): d is DefinitionWithOptions => d !== undefined);
+}
+
+export async function view(ctx: AppContext, subscriber: SubscriberRow): Promise<PreferenceView> {
+  const [lists, definitions] = await Promise.all([repo.listsForSubscriber(ctx.db, subscriber.id), editableDefinitions(ctx)]);
+  const values = await repo.attributeValues(
+    ctx.db,
+    subscriber.id,
+    definitions.map((d) => d.id),
+  );
+  return {
+    email: subscriber.email,
+    htmlEmail: subscriber.htmlEmail,
+    lists,
+    attributes: definitions.map((definition) => ({ definition, value: values.get(definition.id) ?? null })),
+  };
+}
+
+const names = (lists: readonly repo.PreferenceList[], ids: readonly number[]) =>
+  ids.map((id) => `"${lists.find((l) => l.id === id)?.name ?? id}" (#${id})`).join(', ');
+
+/**
+ * Makes the subscriber's lists what the form says: joins the ticked public lists, leaves the unticked ones they are
+ * on. A non-public list can be left, never joined; ids of lists not offered are ignored.
+ */
+export async function saveLists(ctx: AppContext, subscriber: SubscriberRow, wanted: ReadonlySet<number>, origin: HistoryOrigin) {
+  const lists = await repo.listsForSubscriber(ctx.db, subscriber.id);
+  const join = lists.filter((l) => !l.member && l.isPublic && wanted.has(l.id)).map((l) => l.id);
+  const leave = lists.filter((l) => l.member && !wanted.has(l.id)).map((l) => l.id);
+  await ctx.db.transaction(async (tx) => {
+    const joined = await repo.addSubscriptions(tx, subscriber.id, join);
+    const left = await repo.removeSubscriptions(tx, subscriber.id, leave);
+    if (joined.length > 0) await history.insertHistory(tx, subscriber.id, origin, 'Subscribed', `Joined ${names(lists, joined)} in the preference centre`);
+    if (left.length > 0) await history.insertHistory(tx, subscriber.id, origin, 'Unsubscribed', `Left ${names(lists, left)} in the preference centre`);
+  });
+}
+
+export type FieldErrors = Map<number, 'required' | string>;
+
+/**
+ * Checks and stores the editable attributes a form sends (`values`: definition id → the values posted; a checkbox
+ * left unticked sends nothing). Answers the errors by definition; nothing is stored unless all are fine.
+ */
+export async function saveAttributes(
+  ctx: AppContext,
+  subscriber: SubscriberRow,
+  values: ReadonlyMap<number, readonly string[]>,
+  origin: HistoryOrigin,
+): Promise<FieldErrors> {
+  const definitions = await editableDefinitions(ctx);
+  const errors: FieldErrors = new Map();
+  const stored = new Map<number, string | null>();
+  for (const definition of definitions) {
+    const type = (definition.type ?? 'textline').toLowerCase();
+    const posted = values.get(definition.id) ?? [];
+    let raw: unknown;
+    if (type === 'checkbox') raw = posted.length > 0 ? 'on' : 'off';
+    else if (type === 'checkboxgroup') raw = posted.filter((v) => v.trim() !== '');
+    else raw = (posted[0] ?? '').trim();
+    const empty = raw === '' || (Array.isArray(raw) && raw.length === 0);
+    if (empty && definition.required) {
+      errors.set(definition.id, 'required');
+      continue;
+    }
+    if (empty) {
+      stored.set(definition.id, null);
+      continue;
+    }
+    const checked = checkAttributeValue(definition, raw);
+    if (!checked.ok) errors.set(definition.id, checked.reason);
+    else stored.set(definition.id, checked.stored);
+  }
+  if (errors.size > 0) return errors;
+  const before = await repo.attributeValues(ctx.db, subscriber.id, [...stored.keys()]);
+  const changed = [...stored].filter(([id, value]) => (before.get(id) ?? null) !== value);
+  if (changed.length === 0) return errors;
+  await ctx.db.transaction(async (tx) => {
+    for (const [id, value] of changed) await repo.upsertAttributeValue(tx, subscriber.id, id, value);
+    const which = changed.map(([id]) => `"${definitions.find((d) => d.id === id)!.name}"`).join(', ');
+    await history.insertHistory(tx, subscriber.id, origin, 'Updated', `Changed ${which} in the preference centre`);
+  });
+  return errors;
+}
+
+export async function saveFormat(ctx: AppContext, subscriber: SubscriberRow, htmlEmail: boolean, origin: HistoryOrigin) {
+  if (subscriber.htmlEmail === htmlEmail) return;
+  await ctx.db.transaction(async (tx) => {
+    await updateSubscriber(tx, subscriber.id, { htmlEmail });
+    const detail = `Chose ${htmlEmail ? 'HTML' : 'plain-text'} mail in the preference centre`;
+    await history.insertHistory(tx, subscriber.id, origin, 'Updated', detail);
+  });
+}
+
+/** Off every list (not the blacklist: the subscriber may come back here and join again). */
+export async function leaveAll(ctx: AppContext, subscriber: SubscriberRow, origin: HistoryOrigin) {
+  const lists = await repo.listsForSubscriber(ctx.db, subscriber.id);
+  await ctx.db.transaction(async (tx) => {
+    const left = await repo.removeSubscriptions(tx, subscriber.id, null);
+    if (left.length > 0) {
+      await history.insertHistory(tx, subscriber.id, origin, 'Unsubscribed', `Left all lists (${names(lists, left)}) in the preference centre`);
+    }
+  });
+}
+
+export type EmailRequest = 'sent' | 'invalid' | 'same' | { readonly retryAfter: number };
+
+/**
+ * Asks the new address to confirm. The answer to the page is `sent` whether or not the address is free (a taken
+ * address gets no mail and the page says the same), so the form cannot be used to find out who is subscribed.
+ */
+export async function requestEmailChange(
+  ctx: AppContext,
+  subscriber: SubscriberRow,
+  rawEmail: string,
+  origin: HistoryOrigin,
+  mail: (to: string, link: string, days: number) => { subject: string; text: string },
+): Promise<EmailRequest> {
+  const email = rawEmail.trim();
+  if (email.length > 255 || !isEmail(email)) return 'invalid';
+  if (email.toLowerCase() === subscriber.email.toLowerCase()) return 'same';
+  // The sign-up forms' window for the address: at most one mail to it in 10 minutes from any public page.
+  const digest = createHash('sha256').update(email.toLowerCase()).digest('base64url');
+  const slot = await takeStrict(ctx.db, `page-address:${digest}`, MAIL_WINDOW, 1);
+  if (!slot.granted) return { retryAfter: slot.retryAfter };
+  await history.insertHistory(ctx.db, subscriber.id, origin, 'Updated', 'Asked in the preference centre to change the e-mail address; confirmation sent to the new address');
+  const taken = (await repo.addressOwner(ctx.db, email)) !== undefined;
+  if (taken) return 'sent';
+  const token = seal(ctx.secrets.linkToken, EMAIL_CHANGE_DOMAIN, [subscriber.uniqueId, email], EMAIL_CHANGE_DAYS * 86_400);
+  const link = `${ctx.config.publicUrl}/preferences/email/${token}`;
+  const { subject, text } = mail(email, link, EMAIL_CHANGE_DAYS);
+  try {
+    await ctx.mailer.send({ to: email, subject, text });
+  } catch (err) {
+    ctx.log.warn({ subscriberId: subscriber.id, err: (err as Error).message }, 'address-change mail not sent');
+  }
+  return 'sent';
+}
+
+/** What an address-change link asks for, without changing anything (the page asking to confirm). */
+export function peekEmailChange(ctx: AppContext, token: string): { readonly email: string } | 'expired' | null {
+  const opened = unseal(ctx.secrets.linkToken, EMAIL_CHANGE_DOMAIN, token);
+  if (opened === null || opened === 'expired') return opened;
+  return { email: opened.fields[1] ?? '' };
+}
+
+export type EmailChange = { readonly outcome: 'changed'; readonly subscriber: SubscriberRow } | { readonly outcome: 'taken' | 'expired' | 'invalid' };
+
+/** The link of an address-change mail: moves the subscriber to the new address if it is still free. Idempotent. */
+export async function confirmEmailChange(ctx: AppContext, token: string, origin: HistoryOrigin): Promise<EmailChange> {
+  const opened = unseal(ctx.secrets.linkToken, EMAIL_CHANGE_DOMAIN, token);
+  if (opened === null) return { outcome: 'invalid' };
+  if (opened === 'expired') return { outcome: 'expired' };
+  const [uniqueId = '', email = ''] = opened.fields;
+  const subscriber = await findSubscriberByUniqueId(ctx.db, uniqueId);
+  if (!subscriber || email === '') return { outcome: 'invalid' };
+  if (subscriber.email === email) return { outcome: 'changed', subscriber };
+  try {
+    const changed = await ctx.db.transaction(async (tx) => {
+      if (!(await repo.changeEmailIfFree(tx, subscriber.id, email))) return false;
+      await history.insertHistory(tx, subscriber.id, origin, 'Updated', 'Changed the e-mail address in the preference centre (confirmed by the new address)');
+      return true;
+    });
+    if (!changed) return { outcome: 'taken' };
+  } catch (err) {
+    // Two changes racing for one free address: the unique index lets one win.
+    if (driverCode(err) === '23505') return { outcome: 'taken' };
+    throw err;
+  }
+  return { outcome: 'changed', subscriber: { ...subscriber, email } };
+}
