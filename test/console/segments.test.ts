@@ -69,10 +69,19 @@ describe('console: segments', { skip }, () => {
     await page.getByRole('link', { name: 'Segments' }).first().click();
     await page.getByRole('row', { name: /Germans on the newsletter/ }).filter({ hasText: '3' }).waitFor();
 
-    // Sent to the segment alone (no lists): exactly its three members receive it.
-    const c = await sendableCampaign(h.app.db, [], { userSelection: `segment:${segment.id}` });
-    const sent = await h.app.inject({ method: 'POST', url: `/api/v2/campaigns/${c.id}/send`, headers });
-    assert.equal(sent.statusCode, 200, sent.body);
+    // Chosen in the campaign editor (no lists): the confirmation counts the segment's three, and they receive it.
+    const c = await sendableCampaign(h.app.db, []);
+    await page.goto(`${h.baseUrl}/admin/campaigns/${c.id}`);
+    await page.getByLabel('Segment').selectOption({ label: 'Germans on the newsletter' });
+    await page.getByText('Every subscriber the segment matches gets it, whatever their lists.').waitFor();
+    await page.getByRole('button', { name: 'Save' }).first().click();
+    await page.getByText(/saved/i).first().waitFor();
+    const view = await h.app.inject({ method: 'GET', url: `/api/v2/campaigns/${c.id}`, headers });
+    assert.equal((view.json() as { message_options: { user_selection: string } }).message_options.user_selection, `segment:${segment.id}`);
+    await page.goto(`${h.baseUrl}/admin/campaigns/${c.id}/send`);
+    await page.getByTestId('audience').filter({ hasText: `This sends the campaign to 3 recipients matched by segment ${segment.id}, starting now.` }).waitFor();
+    await page.getByRole('button', { name: 'Send to 3 recipients' }).click();
+    await page.getByText(/Sending|Queued|Preparing/).first().waitFor();
     await parkOtherCampaigns(h.app.db, c.id);
     await withWorker(h.app.ctx, {}, async (w) => {
       for (let i = 0; i < 5; i++) await w.runOnce();

@@ -22,15 +22,18 @@ function useChoices() {
   const { admin } = useAuth();
   const mayLists = can(admin, 'subscribers');
   return useApi(async () => {
-    const [lists, templates] = await Promise.all([
+    const [lists, templates, segments] = await Promise.all([
       mayLists
         ? unwrap(api.GET('/api/v2/lists', { params: { query: { limit: 100 } } })).then((p) => p.items.map((l) => ({ id: l.id, name: l.name })))
         : Promise.resolve('Choosing lists needs the subscribers privilege.'),
       unwrap(api.GET('/api/v2/templates', { params: { query: { limit: 100 } } }))
         .then((p) => p.items.map((t) => ({ id: t.id, title: t.title })))
         .catch(() => null),
+      mayLists
+        ? unwrap(api.GET('/api/v2/segments', { params: { query: { limit: 100 } } })).then((p) => p.items.map((s) => ({ id: s.id, name: s.name })))
+        : Promise.resolve('Choosing a segment needs the subscribers privilege.'),
     ]);
-    return { lists, templates };
+    return { lists, templates, segments };
   }, [mayLists]);
 }
 
@@ -140,7 +143,7 @@ function Editor({ id, campaign: first, initial }: { id: number | null; campaign:
           editor={editor}
           onInsert={(placeholder) => editor.current?.insert(placeholder)}
         />
-        <AudienceFields form={form} set={set} readOnly={!editable} lists={lists} />
+        <AudienceFields form={form} set={set} readOnly={!editable} lists={lists} segments={choices.data?.segments ?? []} />
       </form>
       {id === null ? (
         <p className="muted">Save the draft to attach files, run the checks, preview it for a subscriber and send a test.</p>

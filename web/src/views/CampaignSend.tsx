@@ -1,3 +1,4 @@
+import { segmentOf } from './campaign/form';
 import { useRef, useState } from 'react';
 import { api, ApiError, unwrap } from '../api/client';
 import type { Campaign, CampaignStats } from '../api/types';
@@ -33,6 +34,7 @@ function Confirm({ campaign, back, onSent }: { campaign: Campaign; back: { to: s
   const audience = useApi(() => unwrap(api.GET('/api/v2/campaigns/{messageId}/audience', { params: { path: { messageId: id } } })), [id]);
   const action = useAction();
   const embargo = campaign.message_schedule.embargo;
+  const segment = segmentOf(campaign.message_options.user_selection ?? '');
   const later = embargo !== null && new Date(embargo).getTime() > Date.now();
   const send = () =>
     action.run(async () => {
@@ -51,12 +53,16 @@ function Confirm({ campaign, back, onSent }: { campaign: Campaign; back: { to: s
         ) : (
           <>
             <p className="lead" data-testid="audience">
-              This sends the campaign to <strong>{n(audience.data.count)}</strong> {audience.data.count === 1 ? 'recipient' : 'recipients'} on{' '}
-              {n(audience.data.lists)} {audience.data.lists === 1 ? 'list' : 'lists'}
+              This sends the campaign to <strong>{n(audience.data.count)}</strong> {audience.data.count === 1 ? 'recipient' : 'recipients'}
+              {segment === null
+                ? ` on ${n(audience.data.lists)} ${audience.data.lists === 1 ? 'list' : 'lists'}`
+                : audience.data.lists > 0
+                  ? ` on ${n(audience.data.lists)} ${audience.data.lists === 1 ? 'list' : 'lists'}, narrowed by segment ${segment}`
+                  : ` matched by segment ${segment}`}
               {later ? `, from ${formatDate(embargo)}` : ', starting now'}.
             </p>
             <p className="muted">
-              Counted now: the confirmed members of the campaign’s lists who are not blacklisted, each once. People who join or leave before it
+              Counted now: the confirmed {segment === null ? 'members of the campaign’s lists' : 'subscribers it would go to'} who are not blacklisted, each once. People who join or leave before it
               goes out change the final number. Sending cannot be undone, but it can be paused.
             </p>
             {audience.data.count === 0 && <Notice kind="error">Nobody would receive it: add a list with confirmed members first.</Notice>}

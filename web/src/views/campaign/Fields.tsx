@@ -1,7 +1,7 @@
 import { lazy, Suspense, type Ref } from 'react';
 import type { CodeEditorHandle } from '../../ui/CodeEditor';
 import { Loading } from '../../ui/kit';
-import { INTERVALS, type CampaignForm } from './form';
+import { INTERVALS, segmentOf, type CampaignForm } from './form';
 import { PlaceholderPanel } from './Placeholders';
 
 const CodeEditor = lazy(() => import('../../ui/CodeEditor'));
@@ -108,7 +108,19 @@ export function MessageFields({ form, set, readOnly, templates, editor, onInsert
 }
 
 /** The lists it goes to, and when: embargo (the browser's time zone, stored in UTC), repeat and requeue. */
-export function AudienceFields({ form, set, readOnly, lists }: { form: CampaignForm; set: Set; readOnly: boolean; lists: { id: number; name: string }[] | string }) {
+export function AudienceFields({
+  form,
+  set,
+  readOnly,
+  lists,
+  segments,
+}: {
+  form: CampaignForm;
+  set: Set;
+  readOnly: boolean;
+  lists: { id: number; name: string }[] | string;
+  segments: { id: number; name: string }[] | string;
+}) {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   const toggle = (id: number, on: boolean) => set('listIds', on ? [...form.listIds, id].sort((a, b) => a - b) : form.listIds.filter((l) => l !== id));
   return (
@@ -132,6 +144,7 @@ export function AudienceFields({ form, set, readOnly, lists }: { form: CampaignF
           </ul>
         )}
       </fieldset>
+      <SegmentField form={form} set={set} readOnly={readOnly} segments={segments} />
       <label className="inline">
         <input type="checkbox" checked={form.sendLater} disabled={readOnly} onChange={(e) => set('sendLater', e.target.checked)} /> Send later
       </label>
@@ -169,5 +182,39 @@ function Interval(props: { label: string; value: number; until: string; readOnly
         </label>
       )}
     </div>
+  );
+}
+
+/** The segment (`user_selection: segment:<id>`): narrowing the chosen lists, or the whole audience without them. */
+function SegmentField({ form, set, readOnly, segments }: { form: CampaignForm; set: Set; readOnly: boolean; segments: { id: number; name: string }[] | string }) {
+  const chosen = segmentOf(form.userSelection);
+  // Text a phpList client wrote there is not a segment; it is kept unless a segment is chosen instead.
+  const other = chosen === null && form.userSelection.trim() !== '' ? form.userSelection : null;
+  if (typeof segments === 'string') return <p className="muted">{segments}</p>;
+  return (
+    <label>
+      Segment
+      <select
+        value={chosen === null ? '' : String(chosen)}
+        disabled={readOnly}
+        aria-describedby="segment-hint"
+        onChange={(e) => set('userSelection', e.target.value ? `segment:${e.target.value}` : (other ?? ''))}
+      >
+        <option value="">{form.listIds.length > 0 ? 'None: every member of the lists' : 'None'}</option>
+        {chosen !== null && !segments.some((s) => s.id === chosen) && <option value={chosen}>Segment {chosen} (deleted)</option>}
+        {segments.map((s) => (
+          <option key={s.id} value={s.id}>
+            {s.name}
+          </option>
+        ))}
+      </select>
+      <span id="segment-hint" className="muted">
+        {chosen === null
+          ? 'Choose a segment to send only to the subscribers it matches.'
+          : form.listIds.length > 0
+            ? 'Only the members of the chosen lists whom the segment matches get it.'
+            : 'Every subscriber the segment matches gets it, whatever their lists.'}
+      </span>
+    </label>
   );
 }

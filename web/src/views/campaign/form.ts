@@ -21,6 +21,11 @@ export interface CampaignForm {
   requeueInterval: number;
   requeueUntil: string;
   listIds: number[];
+  /**
+   * phpList's `user_selection`, kept as it is: Mailroom reads `segment:<id>` there (a segment narrowing the lists, or
+   * the audience without them); any other text is a phpList client's and is saved back unchanged.
+   */
+  userSelection: string;
 }
 
 export const INTERVALS: { minutes: number; label: string }[] = [
@@ -68,6 +73,7 @@ export function emptyForm(): CampaignForm {
     requeueInterval: 0,
     requeueUntil: '',
     listIds: [],
+    userSelection: '',
   };
 }
 
@@ -93,6 +99,7 @@ export function formOf(c: Campaign, listIds: number[]): CampaignForm {
     requeueInterval: c.message_schedule.requeue_interval ?? 0,
     requeueUntil: toLocalInput(c.message_schedule.requeue_until),
     listIds: [...listIds].sort((a, b) => a - b),
+    userSelection: c.message_options.user_selection ?? '',
   };
 }
 
@@ -114,8 +121,14 @@ export function bodyOf(f: CampaignForm) {
       requeue_interval: f.requeueInterval,
       requeue_until: f.requeueInterval ? fromLocalInput(f.requeueUntil) : null,
     },
-    options: { from_field: f.fromField, reply_to: f.replyTo || null, to_field: f.toField || null },
+    options: { from_field: f.fromField, reply_to: f.replyTo || null, to_field: f.toField || null, user_selection: f.userSelection || null },
   };
 }
 
 export const sameForm = (a: CampaignForm, b: CampaignForm) => JSON.stringify(a) === JSON.stringify(b);
+
+/** The segment id a `user_selection` names (`segment:<id>`), or null. */
+export function segmentOf(userSelection: string): number | null {
+  const match = /^\s*segment:(\d{1,10})\s*$/.exec(userSelection);
+  return match ? Number(match[1]) : null;
+}
