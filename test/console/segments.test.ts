@@ -75,7 +75,7 @@ describe('console: segments', { skip }, () => {
     await page.getByLabel('Segment').selectOption({ label: 'Germans on the newsletter' });
     await page.getByText('Every subscriber the segment matches gets it, whatever their lists.').waitFor();
     await page.getByRole('button', { name: 'Save' }).first().click();
-    await page.getByText(/saved/i).first().waitFor();
+    await page.getByText('Saved.', { exact: true }).waitFor();
     const view = await h.app.inject({ method: 'GET', url: `/api/v2/campaigns/${c.id}`, headers });
     assert.equal((view.json() as { message_options: { user_selection: string } }).message_options.user_selection, `segment:${segment.id}`);
     await page.goto(`${h.baseUrl}/admin/campaigns/${c.id}/send`);
