@@ -138,6 +138,12 @@ export async function assertAccessible(page: Page, what: string): Promise<void> 
 }
 
 /**
+ * SCREENSHOTS=off skips the screenshot sets and their axe checks. They are of the pages, not of the database, so
+ * .ci/run takes them in its embedded-database pass only: its PostgreSQL pass would write the same pictures again.
+ */
+export const screenshotsOff = () => process.env.SCREENSHOTS === 'off';
+
+/**
  * Screenshots of the page at `path` in light and dark, desktop and phone, each with an axe check, written to
  * test-results/screenshots/ (git-ignored). `ready` waits for the view's content.
  */
@@ -148,6 +154,7 @@ export async function screenshots(
   path: string,
   ready: (page: Page) => Promise<unknown>,
 ): Promise<void> {
+  if (screenshotsOff()) return;
   mkdirSync(SCREENSHOTS, { recursive: true });
   for (const colorScheme of ['light', 'dark'] as const) {
     for (const phone of [false, true]) {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Config } from '../../src/config.js';
 import { startTestApp, type TestApp } from '../helper.js';
-import { assertAccessible, CHROMIUM, SCREENSHOTS } from '../console/browser.js';
+import { assertAccessible, CHROMIUM, SCREENSHOTS, screenshotsOff } from '../console/browser.js';
 
 /*
  * Browser tests of the public pages (sign-up, confirm, preferences, unsubscribe, forward): the console's set-up
@@ -71,6 +71,7 @@ export async function startPublic(overrides: Partial<Config> = {}): Promise<Publ
     browser,
     newPage,
     async screenshots(name, open, options = {}) {
+      if (screenshotsOff()) return;
       mkdirSync(SCREENSHOTS, { recursive: true });
       for (const colorScheme of ['light', 'dark'] as const) {
         for (const phone of [false, true]) {
