@@ -169,6 +169,8 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
     await row.waitFor();
     assert.match((await row.innerText()).replace(/\s+/g, ' '), /Autumn offers .* 300 1 0\.3% /);
     await page.getByRole('region', { name: 'Top domains table' }).getByRole('row', { name: /example\.org 300/ }).waitFor();
+    // The charts draw once their lazily loaded module arrives: wait for the fourth before counting.
+    await page.locator('.chart canvas').nth(3).waitFor();
     assert.equal(await page.locator('.chart canvas').count(), 4);
     await row.getByRole('link', { name: 'Autumn offers' }).click();
     await page.getByRole('heading', { name: 'Report: Autumn offers' }).waitFor();
