@@ -152,14 +152,15 @@ export type DefinitionBody = Static<typeof DefinitionBody>;
 export const SegmentCount = Type.Object({ count: Type.Integer({ minimum: 0, description: 'Subscribers matching now' }) });
 
 export const MatchPageQuery = Type.Object({
-  after_id: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Return subscribers with id greater than this' })),
+  after_id: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0, description: 'Return subscribers with id greater than this' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
 });
 export type MatchPageQuery = Static<typeof MatchPageQuery>;
 
 export const PreviewBody = Type.Object({
   definition: Definition,
-  after_id: Type.Optional(Type.Integer({ minimum: 0 })),
+  // Ids are 32-bit: a larger cursor would reach the database as an out-of-range integer (a 500), so it is a 422 here.
+  after_id: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
 });
 export type PreviewBody = Static<typeof PreviewBody>;

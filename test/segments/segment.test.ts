@@ -388,6 +388,17 @@ describe('saved segments', () => {
     });
   });
 
+  test('a cursor beyond 32-bit ids is a 422, not a database error', async () => {
+    const definition = one({ type: 'confirmed', value: true });
+    const unsaved = await t.inject({ method: 'POST', url: '/api/v2/segments/subscribers', headers, payload: { definition, after_id: 99_999_999_999 } });
+    assert.equal(unsaved.statusCode, 422, unsaved.body);
+    const saved = await t.inject({ method: 'POST', url: '/api/v2/segments', headers, payload: { name: 'Cursor check', definition } });
+    const id = (saved.json() as { id: number }).id;
+    const page = await t.inject({ method: 'GET', url: `/api/v2/segments/${id}/subscribers?after_id=99999999999`, headers });
+    // Query cursors are clamped to the largest id, as on every phpList page (shared/pagination.ts): an empty page.
+    assert.deepEqual([page.statusCode, page.json()], [200, { items: [], pagination: { limit: 25, has_more: false, next_cursor: null } }]);
+  });
+
   test('without the subscribers privilege: 403', async () => {
     const other = await t.adminWithSession({ superUser: false, privileges: { campaigns: true } });
     const res = await t.inject({ method: 'GET', url: '/api/v2/segments', headers: other.headers });
