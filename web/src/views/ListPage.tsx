@@ -2,8 +2,8 @@ import { useState } from 'react';
 import { api, fetchBlob, unwrap } from '../api/client';
 import type { List } from '../api/types';
 import { useApi } from '../api/useApi';
-import { Link, navigate, useLocation } from '../router';
-import { AddressPager, DataTable, DateTime, Loaded } from '../ui/data';
+import { Link, navigate } from '../router';
+import { DateTime, PagedTable, useAddressCursor } from '../ui/data';
 import { FormDialog } from '../ui/FormDialog';
 import { ConfirmDialog, Empty, ErrorState, Loading, Notice, PageHeader, SubscriberStatus, formatDate, useAction } from '../ui/kit';
 
@@ -11,8 +11,7 @@ const PAGE = 50;
 
 /** One list: its settings, its members (cursor paging in the address), adding and removing members, CSV export. */
 export default function ListPage({ id }: { id: number }) {
-  const loc = useLocation();
-  const after = Number(loc.query.get('after')) || 0;
+  const after = useAddressCursor();
   const [editing, setEditing] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const [adding, setAdding] = useState(false);
@@ -85,41 +84,34 @@ export default function ListPage({ id }: { id: number }) {
           Add members
         </button>
       </div>
-      <Loaded
+      <PagedTable
         state={members}
-        isEmpty={(d) => d.items.length === 0}
+        after={after}
+        columns={[{ label: 'E-mail' }, { label: 'Status' }, { label: 'Since', hideNarrow: true }, { label: 'Actions', hiddenLabel: true }]}
         empty={
           <Empty title={after ? 'No more members' : 'This list has no members yet'}>
             <p>Add people by e-mail, or import a CSV file.</p>
           </Empty>
         }
-      >
-        {(data) => (
-          <>
-            <DataTable columns={[{ label: 'E-mail' }, { label: 'Status' }, { label: 'Since', hideNarrow: true }, { label: 'Actions', hiddenLabel: true }]}>
-              {data.items.map((m) => (
-                <tr key={m.id}>
-                  <td className="break">
-                    <Link to={`subscribers/${m.id}`}>{m.email}</Link>
-                  </td>
-                  <td>
-                    <SubscriberStatus confirmed={m.confirmed} blacklisted={m.blacklisted} />
-                  </td>
-                  <td className="hide-narrow">
-                    <DateTime value={m.created_at} />
-                  </td>
-                  <td className="num">
-                    <button type="button" className="button subtle" onClick={() => setRemoving(m.email)} aria-label={`Remove ${m.email}`}>
-                      Remove
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
-            <AddressPager page={data} after={after} />
-          </>
+        row={(m) => (
+          <tr key={m.id}>
+            <td className="break">
+              <Link to={`subscribers/${m.id}`}>{m.email}</Link>
+            </td>
+            <td>
+              <SubscriberStatus confirmed={m.confirmed} blacklisted={m.blacklisted} />
+            </td>
+            <td className="hide-narrow">
+              <DateTime value={m.created_at} />
+            </td>
+            <td className="num">
+              <button type="button" className="button subtle" onClick={() => setRemoving(m.email)} aria-label={`Remove ${m.email}`}>
+                Remove
+              </button>
+            </td>
+          </tr>
         )}
-      </Loaded>
+      />
 
       <EditList list={info} open={editing} onClose={() => setEditing(false)} onSaved={list.reload} />
       <AddMembers
