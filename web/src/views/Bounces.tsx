@@ -134,7 +134,7 @@ export default function Bounces() {
 
 /** The message as received, fetched only when asked for (it can be large). */
 function RawMessage({ id, onClose }: { id: number | null; onClose: () => void }) {
-  // Nothing is asked for while the dialog is closed (undefined: the spinner, should it ever show).
+  // Nothing is fetched while the dialog is closed; Loaded reads undefined as not loaded yet.
   const raw = useApi(async () => (id === null ? undefined : unwrap(api.GET('/api/v2/bounces/{bounceId}', { params: { path: { bounceId: id } } }))), [id]);
   return (
     <InfoDialog title={id === null ? 'Raw message' : `Raw message of bounce ${id}`} open={id !== null} onClose={onClose}>

@@ -6,6 +6,7 @@ import { Link, navigate } from '../router';
 import { DateTime, PagedTable, useAddressCursor } from '../ui/data';
 import { FormDialog } from '../ui/FormDialog';
 import { ConfirmDialog, Empty, ErrorState, Loading, Notice, PageHeader, SubscriberStatus, formatDate, useAction } from '../ui/kit';
+import { ListFields, listBody, type ListDraft } from './ListFields';
 
 const PAGE = 50;
 
@@ -158,9 +159,7 @@ export default function ListPage({ id }: { id: number }) {
 }
 
 function EditList({ list, open, onClose, onSaved }: { list: List; open: boolean; onClose: () => void; onSaved: () => void }) {
-  const [name, setName] = useState(list.name);
-  const [description, setDescription] = useState(list.description ?? '');
-  const [isPublic, setPublic] = useState(list.public);
+  const [draft, setDraft] = useState<ListDraft>({ name: list.name, description: list.description ?? '', public: list.public });
   const action = useAction();
   const submit = async () => {
     const ok = await action.run(async () => {
@@ -169,9 +168,7 @@ function EditList({ list, open, onClose, onSaved }: { list: List; open: boolean;
         api.PUT('/api/v2/lists/{listId}', {
           params: { path: { listId: list.id } },
           body: {
-            name,
-            description: description || null,
-            public: isPublic,
+            ...listBody(draft),
             list_position: list.list_position,
             subject_prefix: list.subject_prefix,
             category: list.category,
@@ -187,17 +184,7 @@ function EditList({ list, open, onClose, onSaved }: { list: List; open: boolean;
   };
   return (
     <FormDialog title="Edit list" open={open} onClose={onClose} onSubmit={submit} submitLabel="Save" busy={action.busy} error={action.error}>
-      <label>
-        Name
-        <input required value={name} onChange={(e) => setName(e.target.value)} />
-      </label>
-      <label>
-        Description
-        <textarea value={description} onChange={(e) => setDescription(e.target.value)} />
-      </label>
-      <label className="inline">
-        <input type="checkbox" checked={isPublic} onChange={(e) => setPublic(e.target.checked)} /> Public
-      </label>
+      <ListFields draft={draft} onChange={setDraft} publicLabel="Public" />
     </FormDialog>
   );
 }

@@ -5,6 +5,7 @@ import { Link, navigate } from '../router';
 import { PagedTable, useAddressCursor } from '../ui/data';
 import { FormDialog } from '../ui/FormDialog';
 import { Empty, PageHeader, useAction } from '../ui/kit';
+import { ListFields, listBody, type ListDraft } from './ListFields';
 
 const PAGE = 50;
 
@@ -57,28 +58,16 @@ export default function Lists() {
 }
 
 function CreateList({ open, onClose }: { open: boolean; onClose: () => void }) {
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
-  const [isPublic, setPublic] = useState(false);
+  const [draft, setDraft] = useState<ListDraft>({ name: '', description: '', public: false });
   const action = useAction();
   const submit = () =>
     action.run(async () => {
-      const list = await unwrap(api.POST('/api/v2/lists', { body: { name, description: description || null, public: isPublic } }));
+      const list = await unwrap(api.POST('/api/v2/lists', { body: listBody(draft) }));
       navigate(`lists/${list.id}`);
     });
   return (
     <FormDialog title="New list" open={open} onClose={onClose} onSubmit={submit} submitLabel="Create list" busy={action.busy} error={action.error}>
-      <label>
-        Name
-        <input required value={name} onChange={(e) => setName(e.target.value)} />
-      </label>
-      <label>
-        Description
-        <textarea value={description} onChange={(e) => setDescription(e.target.value)} />
-      </label>
-      <label className="inline">
-        <input type="checkbox" checked={isPublic} onChange={(e) => setPublic(e.target.checked)} /> Public (people can subscribe themselves)
-      </label>
+      <ListFields draft={draft} onChange={setDraft} publicLabel="Public (people can subscribe themselves)" />
     </FormDialog>
   );
 }
