@@ -36,3 +36,17 @@ export function FormDialog(props: {
     </Dialog>
   );
 }
+
+/** A dialog that only shows something (a loaded answer, a choice that acts at once), closed by its Close button. */
+export function InfoDialog({ title, open, onClose, children }: { title: string; open: boolean; onClose: () => void; children: ReactNode }) {
+  return (
+    <Dialog title={title} open={open} onClose={onClose}>
+      {children}
+      <div className="dialog-actions">
+        <button type="button" className="button" onClick={onClose}>
+          Close
+        </button>
+      </div>
+    </Dialog>
+  );
+}

@@ -5,13 +5,14 @@ import { Empty, ErrorState, Loading, Pager } from './kit';
 
 /*
  * Scaffolding the views repeated: the error/loading/empty ladder around a loaded answer, a table with its header
- * row, the address-kept cursor pager, a date that stays readable in a narrow column, and a filter typed into a box
- * that follows the address after a pause.
+ * row, the address-kept cursor pager (and the three together as a paged table), a date that stays readable in a
+ * narrow column, and filters that follow the address: typed into a box (after a pause) or chosen from a list.
  */
 
 /** What a view shows for a loaded answer: its error (with retry), a spinner, `empty` when `isEmpty`, else `children`. */
 export function Loaded<T>(props: {
-  state: Loadable<T> & { reload: () => void };
+  // `undefined` data (nothing asked for yet, as in a closed dialog) shows the spinner too.
+  state: Loadable<T | undefined> & { reload: () => void };
   isEmpty?: (data: T) => boolean;
   empty?: ReactNode;
   children: (data: T) => ReactNode;
@@ -56,8 +57,19 @@ export function DataTable({ columns, children, busy, testId, region }: { columns
   );
 }
 
+/** One page of a cursor-paged list as the API answers it. */
+export interface ApiPage {
+  items: unknown[];
+  pagination: { total: number; has_more: boolean; next_cursor: number | null };
+}
+
+/** The cursor of the page shown, kept in the address as `after` (the views' convention); 0 on the first page. */
+export function useAddressCursor(): number {
+  return Number(useLocation().query.get('after')) || 0;
+}
+
 /** The page's cursor pager from an API page, the cursor kept in the address as `after` (the views' convention). */
-export function AddressPager({ page, after }: { page: { items: unknown[]; pagination: { total: number; has_more: boolean; next_cursor: number | null } }; after: number }) {
+export function AddressPager({ page, after }: { page: ApiPage; after: number }) {
   const loc = useLocation();
   const { total, has_more: hasMore, next_cursor: next } = page.pagination;
   return (
@@ -68,6 +80,35 @@ export function AddressPager({ page, after }: { page: { items: unknown[]; pagina
       firstHref={withQuery(loc, { after: null })}
       nextHref={hasMore && next ? withQuery(loc, { after: String(next) }) : null}
     />
+  );
+}
+
+/**
+ * A loaded cursor page as a table with its pager below, or `empty` when the page has no rows. `row` draws one item
+ * (its index and the whole answer are given for figures loaded beside the page).
+ */
+export function PagedTable<P extends ApiPage>(props: {
+  state: Loadable<P> & { reload: () => void };
+  after: number;
+  columns: Column[];
+  empty: ReactNode;
+  row: (item: P['items'][number], index: number, page: P) => ReactNode;
+  busy?: boolean;
+  testId?: string;
+  region?: string;
+}) {
+  const { state, after, columns, empty, row, ...table } = props;
+  return (
+    <Loaded state={state} isEmpty={(page) => page.items.length === 0} empty={empty}>
+      {(page) => (
+        <>
+          <DataTable columns={columns} {...table}>
+            {page.items.map((item, index) => row(item, index, page))}
+          </DataTable>
+          <AddressPager page={page} after={after} />
+        </>
+      )}
+    </Loaded>
   );
 }
 
@@ -101,4 +142,33 @@ export function useAddressFilter(key: string): [value: string, typed: string, se
     return () => clearTimeout(timer);
   }, [typed, value, loc, key]);
   return [value, typed, setTyped];
+}
+
+/**
+ * A choice kept in the address under `name` ('' for `anyLabel`, which drops it): choosing goes back to the first
+ * page; `replace` replaces the history entry instead of adding one.
+ */
+export function AddressSelect(props: {
+  label: string;
+  name: string;
+  value: string;
+  anyLabel: string;
+  options: readonly { value: string; label: string }[];
+  replace?: boolean;
+}) {
+  const loc = useLocation();
+  const choose = (value: string) => navigate(withQuery(loc, { [props.name]: value, after: null }), { replace: props.replace });
+  return (
+    <label>
+      {props.label}
+      <select value={props.value} onChange={(e) => choose(e.target.value)}>
+        <option value="">{props.anyLabel}</option>
+        {props.options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
 }

@@ -1,7 +1,7 @@
 import { api, unwrap } from '../api/client';
 import { useApi } from '../api/useApi';
 import { Link, useLocation, withQuery } from '../router';
-import { AddressPager, DataTable, DateTime, Loaded, useAddressFilter } from '../ui/data';
+import { DateTime, PagedTable, useAddressCursor, useAddressFilter } from '../ui/data';
 import { Empty } from '../ui/kit';
 
 const PAGE = 50;
@@ -12,7 +12,7 @@ const PAGE = 50;
  */
 export default function BlacklistEntries({ version }: { version: number }) {
   const loc = useLocation();
-  const after = Number(loc.query.get('after')) || 0;
+  const after = useAddressCursor();
   // Typing filters after a short pause, as the Subscribers search does.
   const [find, filter, setFilter] = useAddressFilter('find');
 
@@ -35,35 +35,29 @@ export default function BlacklistEntries({ version }: { version: number }) {
           <input type="search" value={filter} placeholder="part of an address" onChange={(e) => setFilter(e.target.value)} />
         </label>
       </form>
-      <Loaded
+      <PagedTable
         state={page}
-        isEmpty={(d) => d.items.length === 0}
+        after={after}
+        busy={page.status === 'loading'}
+        columns={[{ label: 'E-mail' }, { label: 'Added' }, { label: 'Reason', hideNarrow: true }]}
         empty={
           <Empty title={find ? 'Nothing matches' : 'The blacklist is empty'}>
             <p>{find ? 'Try another part of the address.' : 'Addresses added here or blacklisted elsewhere are listed.'}</p>
           </Empty>
         }
-      >
-        {(data) => (
-          <>
-            <DataTable busy={page.status === 'loading'} columns={[{ label: 'E-mail' }, { label: 'Added' }, { label: 'Reason', hideNarrow: true }]}>
-              {data.items.map((entry) => (
-                <tr key={entry.id}>
-                  {/* On a phone the reason column is hidden and the reason shows under the address (styles.css, data-narrow). */}
-                  <td className="break" data-narrow={entry.reason || undefined}>
-                    <Link to={withQuery(loc, { email: entry.email })}>{entry.email}</Link>
-                  </td>
-                  <td>
-                    <DateTime value={entry.added} />
-                  </td>
-                  <td className="hide-narrow muted">{entry.reason || '—'}</td>
-                </tr>
-              ))}
-            </DataTable>
-            <AddressPager page={data} after={after} />
-          </>
+        row={(entry) => (
+          <tr key={entry.id}>
+            {/* On a phone the reason column is hidden and the reason shows under the address (styles.css, data-narrow). */}
+            <td className="break" data-narrow={entry.reason || undefined}>
+              <Link to={withQuery(loc, { email: entry.email })}>{entry.email}</Link>
+            </td>
+            <td>
+              <DateTime value={entry.added} />
+            </td>
+            <td className="hide-narrow muted">{entry.reason || '—'}</td>
+          </tr>
         )}
-      </Loaded>
+      />
     </section>
   );
 }

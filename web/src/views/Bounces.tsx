@@ -4,7 +4,9 @@ import type { Answer } from '../api/types';
 import { useApi } from '../api/useApi';
 import { can, useAuth } from '../auth';
 import { Link, navigate, useLocation, withQuery } from '../router';
-import { ConfirmDialog, Dialog, Empty, ErrorState, Loading, Notice, PageHeader, Pager, formatDate } from '../ui/kit';
+import { Loaded, PagedTable, useAddressCursor } from '../ui/data';
+import { InfoDialog } from '../ui/FormDialog';
+import { ConfirmDialog, Empty, Notice, PageHeader, formatDate } from '../ui/kit';
 import './templates.css';
 
 type Bounce = Answer<'/api/v2/bounces', 'get'>['items'][number];
@@ -16,7 +18,7 @@ const STATUSES = ['bounced list message', 'bounced system message', 'unidentifie
 export default function Bounces() {
   const loc = useLocation();
   const { admin } = useAuth();
-  const after = Number(loc.query.get('after')) || 0;
+  const after = useAddressCursor();
   const status = loc.query.get('status') ?? '';
   const subscriber = Number(loc.query.get('subscriber')) || 0;
   const [statusInput, setStatusInput] = useState(status);
@@ -73,71 +75,41 @@ export default function Bounces() {
         )}
       </form>
       <div className="spacer" />
-      {page.status === 'error' ? (
-        <ErrorState error={page.error} retry={page.reload} />
-      ) : !page.data ? (
-        <Loading />
-      ) : page.data.items.length === 0 ? (
-        <Empty title={status || subscriber ? 'No bounces match these filters' : 'No bounces received'}>
-          <p>Bounces appear here as bounce processing reads them from the bounce mailbox or the inbound endpoint.</p>
-        </Empty>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Received</th>
-                  <th scope="col">Subscriber</th>
-                  <th scope="col" className="hide-narrow">
-                    Campaign
-                  </th>
-                  <th scope="col" className="hide-narrow">
-                    Status
-                  </th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.data.items.map((b) => (
-                  <tr key={b.id}>
-                    <td>{formatDate(b.date)}</td>
-                    <td className="break">
-                      {b.subscriber_id ? <Link to={`subscribers/${b.subscriber_id}`}>{b.subscriber_email ?? `#${b.subscriber_id}`}</Link> : <span className="muted">Not matched</span>}
-                      {b.comment && <div className="muted small">{b.comment}</div>}
-                    </td>
-                    <td className="hide-narrow break">
-                      {b.message_id ? <Link to={`campaigns/${b.message_id}`}>{b.message_subject || `Campaign ${b.message_id}`}</Link> : <span className="muted">—</span>}
-                    </td>
-                    <td className="hide-narrow">
-                      <span className="badge">{b.status ?? 'unknown'}</span>
-                    </td>
-                    <td>
-                      <div className="rule-actions">
-                        <button type="button" className="button" onClick={() => setShowing(b.id)}>
-                          Raw message<span className="visually-hidden"> of bounce {b.id}</span>
-                        </button>
-                        <button type="button" className="button subtle danger" onClick={() => setDeleting(b)}>
-                          Delete<span className="visually-hidden"> bounce {b.id}</span>
-                        </button>
-                      </div>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager
-            total={page.data.pagination.total}
-            shown={page.data.items.length}
-            atStart={after === 0}
-            firstHref={withQuery(loc, { after: null })}
-            nextHref={page.data.pagination.has_more && page.data.pagination.next_cursor ? withQuery(loc, { after: String(page.data.pagination.next_cursor) }) : null}
-          />
-        </>
-      )}
+      <PagedTable
+        state={page}
+        after={after}
+        columns={[{ label: 'Received' }, { label: 'Subscriber' }, { label: 'Campaign', hideNarrow: true }, { label: 'Status', hideNarrow: true }, { label: 'Actions', hiddenLabel: true }]}
+        empty={
+          <Empty title={status || subscriber ? 'No bounces match these filters' : 'No bounces received'}>
+            <p>Bounces appear here as bounce processing reads them from the bounce mailbox or the inbound endpoint.</p>
+          </Empty>
+        }
+        row={(b) => (
+          <tr key={b.id}>
+            <td>{formatDate(b.date)}</td>
+            <td className="break">
+              {b.subscriber_id ? <Link to={`subscribers/${b.subscriber_id}`}>{b.subscriber_email ?? `#${b.subscriber_id}`}</Link> : <span className="muted">Not matched</span>}
+              {b.comment && <div className="muted small">{b.comment}</div>}
+            </td>
+            <td className="hide-narrow break">
+              {b.message_id ? <Link to={`campaigns/${b.message_id}`}>{b.message_subject || `Campaign ${b.message_id}`}</Link> : <span className="muted">—</span>}
+            </td>
+            <td className="hide-narrow">
+              <span className="badge">{b.status ?? 'unknown'}</span>
+            </td>
+            <td>
+              <div className="rule-actions">
+                <button type="button" className="button" onClick={() => setShowing(b.id)}>
+                  Raw message<span className="visually-hidden"> of bounce {b.id}</span>
+                </button>
+                <button type="button" className="button subtle danger" onClick={() => setDeleting(b)}>
+                  Delete<span className="visually-hidden"> bounce {b.id}</span>
+                </button>
+              </div>
+            </td>
+          </tr>
+        )}
+      />
       <RawMessage id={showing} onClose={() => setShowing(null)} />
       <ConfirmDialog
         title="Delete this bounce?"
@@ -162,28 +134,20 @@ export default function Bounces() {
 
 /** The message as received, fetched only when asked for (it can be large). */
 function RawMessage({ id, onClose }: { id: number | null; onClose: () => void }) {
-  const raw = useApi(async () => (id === null ? null : unwrap(api.GET('/api/v2/bounces/{bounceId}', { params: { path: { bounceId: id } } }))), [id]);
+  // Nothing is fetched while the dialog is closed; Loaded reads undefined as not loaded yet.
+  const raw = useApi(async () => (id === null ? undefined : unwrap(api.GET('/api/v2/bounces/{bounceId}', { params: { path: { bounceId: id } } }))), [id]);
   return (
-    <Dialog title={id === null ? 'Raw message' : `Raw message of bounce ${id}`} open={id !== null} onClose={onClose}>
-      {raw.status === 'error' ? (
-        <ErrorState error={raw.error} retry={raw.reload} />
-      ) : !raw.data ? (
-        <Loading />
-      ) : raw.data.header === null && raw.data.data === null ? (
-        <p>The message of this bounce was not kept.</p>
-      ) : (
-        <div className="stack raw-message wide">
-          {raw.data.truncated && <Notice>The message is long: only its first 262,144 characters of header and of body are shown.</Notice>}
-          <pre className="raw" tabIndex={0} aria-label="Raw message">
-            {[raw.data.header, raw.data.data].filter((part) => part !== null).join('\n\n')}
-          </pre>
-        </div>
-      )}
-      <div className="dialog-actions">
-        <button type="button" className="button" onClick={onClose}>
-          Close
-        </button>
-      </div>
-    </Dialog>
+    <InfoDialog title={id === null ? 'Raw message' : `Raw message of bounce ${id}`} open={id !== null} onClose={onClose}>
+      <Loaded state={raw} isEmpty={(r) => r.header === null && r.data === null} empty={<p>The message of this bounce was not kept.</p>}>
+        {(r) => (
+          <div className="stack raw-message wide">
+            {r.truncated && <Notice>The message is long: only its first 262,144 characters of header and of body are shown.</Notice>}
+            <pre className="raw" tabIndex={0} aria-label="Raw message">
+              {[r.header, r.data].filter((part) => part !== null).join('\n\n')}
+            </pre>
+          </div>
+        )}
+      </Loaded>
+    </InfoDialog>
   );
 }

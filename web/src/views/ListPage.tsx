@@ -2,17 +2,17 @@ import { useState } from 'react';
 import { api, fetchBlob, unwrap } from '../api/client';
 import type { List } from '../api/types';
 import { useApi } from '../api/useApi';
-import { Link, navigate, useLocation } from '../router';
-import { AddressPager, DataTable, DateTime, Loaded } from '../ui/data';
+import { Link, navigate } from '../router';
+import { DateTime, PagedTable, useAddressCursor } from '../ui/data';
 import { FormDialog } from '../ui/FormDialog';
 import { ConfirmDialog, Empty, ErrorState, Loading, Notice, PageHeader, SubscriberStatus, formatDate, useAction } from '../ui/kit';
+import { ListFields, listBody, type ListDraft } from './ListFields';
 
 const PAGE = 50;
 
 /** One list: its settings, its members (cursor paging in the address), adding and removing members, CSV export. */
 export default function ListPage({ id }: { id: number }) {
-  const loc = useLocation();
-  const after = Number(loc.query.get('after')) || 0;
+  const after = useAddressCursor();
   const [editing, setEditing] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const [adding, setAdding] = useState(false);
@@ -85,41 +85,34 @@ export default function ListPage({ id }: { id: number }) {
           Add members
         </button>
       </div>
-      <Loaded
+      <PagedTable
         state={members}
-        isEmpty={(d) => d.items.length === 0}
+        after={after}
+        columns={[{ label: 'E-mail' }, { label: 'Status' }, { label: 'Since', hideNarrow: true }, { label: 'Actions', hiddenLabel: true }]}
         empty={
           <Empty title={after ? 'No more members' : 'This list has no members yet'}>
             <p>Add people by e-mail, or import a CSV file.</p>
           </Empty>
         }
-      >
-        {(data) => (
-          <>
-            <DataTable columns={[{ label: 'E-mail' }, { label: 'Status' }, { label: 'Since', hideNarrow: true }, { label: 'Actions', hiddenLabel: true }]}>
-              {data.items.map((m) => (
-                <tr key={m.id}>
-                  <td className="break">
-                    <Link to={`subscribers/${m.id}`}>{m.email}</Link>
-                  </td>
-                  <td>
-                    <SubscriberStatus confirmed={m.confirmed} blacklisted={m.blacklisted} />
-                  </td>
-                  <td className="hide-narrow">
-                    <DateTime value={m.created_at} />
-                  </td>
-                  <td className="num">
-                    <button type="button" className="button subtle" onClick={() => setRemoving(m.email)} aria-label={`Remove ${m.email}`}>
-                      Remove
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
-            <AddressPager page={data} after={after} />
-          </>
+        row={(m) => (
+          <tr key={m.id}>
+            <td className="break">
+              <Link to={`subscribers/${m.id}`}>{m.email}</Link>
+            </td>
+            <td>
+              <SubscriberStatus confirmed={m.confirmed} blacklisted={m.blacklisted} />
+            </td>
+            <td className="hide-narrow">
+              <DateTime value={m.created_at} />
+            </td>
+            <td className="num">
+              <button type="button" className="button subtle" onClick={() => setRemoving(m.email)} aria-label={`Remove ${m.email}`}>
+                Remove
+              </button>
+            </td>
+          </tr>
         )}
-      </Loaded>
+      />
 
       <EditList list={info} open={editing} onClose={() => setEditing(false)} onSaved={list.reload} />
       <AddMembers
@@ -166,9 +159,7 @@ export default function ListPage({ id }: { id: number }) {
 }
 
 function EditList({ list, open, onClose, onSaved }: { list: List; open: boolean; onClose: () => void; onSaved: () => void }) {
-  const [name, setName] = useState(list.name);
-  const [description, setDescription] = useState(list.description ?? '');
-  const [isPublic, setPublic] = useState(list.public);
+  const [draft, setDraft] = useState<ListDraft>({ name: list.name, description: list.description ?? '', public: list.public });
   const action = useAction();
   const submit = async () => {
     const ok = await action.run(async () => {
@@ -177,9 +168,7 @@ function EditList({ list, open, onClose, onSaved }: { list: List; open: boolean;
         api.PUT('/api/v2/lists/{listId}', {
           params: { path: { listId: list.id } },
           body: {
-            name,
-            description: description || null,
-            public: isPublic,
+            ...listBody(draft),
             list_position: list.list_position,
             subject_prefix: list.subject_prefix,
             category: list.category,
@@ -195,17 +184,7 @@ function EditList({ list, open, onClose, onSaved }: { list: List; open: boolean;
   };
   return (
     <FormDialog title="Edit list" open={open} onClose={onClose} onSubmit={submit} submitLabel="Save" busy={action.busy} error={action.error}>
-      <label>
-        Name
-        <input required value={name} onChange={(e) => setName(e.target.value)} />
-      </label>
-      <label>
-        Description
-        <textarea value={description} onChange={(e) => setDescription(e.target.value)} />
-      </label>
-      <label className="inline">
-        <input type="checkbox" checked={isPublic} onChange={(e) => setPublic(e.target.checked)} /> Public
-      </label>
+      <ListFields draft={draft} onChange={setDraft} publicLabel="Public" />
     </FormDialog>
   );
 }

@@ -1,17 +1,17 @@
 import { useState } from 'react';
 import { api, unwrap } from '../api/client';
 import { useApi } from '../api/useApi';
-import { Link, navigate, useLocation } from '../router';
-import { AddressPager, DataTable, Loaded } from '../ui/data';
+import { Link, navigate } from '../router';
+import { PagedTable, useAddressCursor } from '../ui/data';
 import { FormDialog } from '../ui/FormDialog';
 import { Empty, PageHeader, useAction } from '../ui/kit';
+import { ListFields, listBody, type ListDraft } from './ListFields';
 
 const PAGE = 50;
 
 /** All lists the administrator can reach, with their member counts (counters: constant time per list). */
 export default function Lists() {
-  const loc = useLocation();
-  const after = Number(loc.query.get('after')) || 0;
+  const after = useAddressCursor();
   const [creating, setCreating] = useState(false);
   const page = useApi(async () => {
     const lists = await unwrap(api.GET('/api/v2/lists', { params: { query: { after_id: after, limit: PAGE } } }));
@@ -33,60 +33,41 @@ export default function Lists() {
         </button>
       </PageHeader>
       <CreateList open={creating} onClose={() => setCreating(false)} />
-      <Loaded
+      <PagedTable
         state={page}
-        isEmpty={(d) => d.items.length === 0}
+        after={after}
+        columns={[{ label: 'Name' }, { label: 'Description', hideNarrow: true }, { label: 'Visibility' }, { label: 'Members', num: true }]}
         empty={
           <Empty title="No lists yet">
             <p>Create a list to start collecting subscribers.</p>
           </Empty>
         }
-      >
-        {(data) => (
-          <>
-            <DataTable columns={[{ label: 'Name' }, { label: 'Description', hideNarrow: true }, { label: 'Visibility' }, { label: 'Members', num: true }]}>
-              {data.items.map((list, i) => (
-                <tr key={list.id}>
-                  <td>
-                    <Link to={`lists/${list.id}`}>{list.name}</Link>
-                  </td>
-                  <td className="hide-narrow muted">{list.description || '—'}</td>
-                  <td>{list.public ? <span className="badge good">Public</span> : <span className="badge">Private</span>}</td>
-                  <td className="num">{data.counts[i]?.toLocaleString('en')}</td>
-                </tr>
-              ))}
-            </DataTable>
-            <AddressPager page={data} after={after} />
-          </>
+        row={(list, i, data) => (
+          <tr key={list.id}>
+            <td>
+              <Link to={`lists/${list.id}`}>{list.name}</Link>
+            </td>
+            <td className="hide-narrow muted">{list.description || '—'}</td>
+            <td>{list.public ? <span className="badge good">Public</span> : <span className="badge">Private</span>}</td>
+            <td className="num">{data.counts[i]?.toLocaleString('en')}</td>
+          </tr>
         )}
-      </Loaded>
+      />
     </>
   );
 }
 
 function CreateList({ open, onClose }: { open: boolean; onClose: () => void }) {
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
-  const [isPublic, setPublic] = useState(false);
+  const [draft, setDraft] = useState<ListDraft>({ name: '', description: '', public: false });
   const action = useAction();
   const submit = () =>
     action.run(async () => {
-      const list = await unwrap(api.POST('/api/v2/lists', { body: { name, description: description || null, public: isPublic } }));
+      const list = await unwrap(api.POST('/api/v2/lists', { body: listBody(draft) }));
       navigate(`lists/${list.id}`);
     });
   return (
     <FormDialog title="New list" open={open} onClose={onClose} onSubmit={submit} submitLabel="Create list" busy={action.busy} error={action.error}>
-      <label>
-        Name
-        <input required value={name} onChange={(e) => setName(e.target.value)} />
-      </label>
-      <label>
-        Description
-        <textarea value={description} onChange={(e) => setDescription(e.target.value)} />
-      </label>
-      <label className="inline">
-        <input type="checkbox" checked={isPublic} onChange={(e) => setPublic(e.target.checked)} /> Public (people can subscribe themselves)
-      </label>
+      <ListFields draft={draft} onChange={setDraft} publicLabel="Public (people can subscribe themselves)" />
     </FormDialog>
   );
 }

@@ -1,14 +1,22 @@
 import { useState } from 'react';
 import { api, unwrap } from '../api/client';
 import { useApi } from '../api/useApi';
-import { Link, navigate, useLocation, withQuery } from '../router';
-import { AddressPager, DataTable, DateTime, Loaded, useAddressFilter } from '../ui/data';
+import { Link, navigate, useLocation } from '../router';
+import { AddressSelect, DateTime, PagedTable, useAddressCursor, useAddressFilter } from '../ui/data';
 import { FormDialog } from '../ui/FormDialog';
 import { Empty, PageHeader, SubscriberStatus, useAction } from '../ui/kit';
 
 const PAGE = 50;
 type Flag = 'true' | 'false' | undefined;
 const flag = (value: string | null): Flag => (value === 'true' || value === 'false' ? value : undefined);
+const CONFIRMED_CHOICES = [
+  { value: 'true', label: 'Confirmed' },
+  { value: 'false', label: 'Unconfirmed' },
+];
+const BLACKLISTED_CHOICES = [
+  { value: 'true', label: 'Blacklisted' },
+  { value: 'false', label: 'Not blacklisted' },
+];
 
 /** Search by e-mail substring (trigram index), filters and cursor paging, all kept in the address. */
 export default function Subscribers() {
@@ -16,7 +24,7 @@ export default function Subscribers() {
   const confirmed = flag(loc.query.get('confirmed'));
   const blacklisted = flag(loc.query.get('blacklisted'));
   const listId = Number(loc.query.get('list')) || 0;
-  const after = Number(loc.query.get('after')) || 0;
+  const after = useAddressCursor();
   // Typing searches after a short pause; the address follows, so a search can be bookmarked.
   const [q, search, setSearch] = useAddressFilter('q');
   const [creating, setCreating] = useState(false);
@@ -43,7 +51,10 @@ export default function Subscribers() {
   const lists = useApi(() => unwrap(api.GET('/api/v2/lists', { params: { query: { limit: 100 } } })).then((p) => p.items), []);
   const filtered = Boolean(q || confirmed || blacklisted || listId);
 
-  const setFilter = (key: string, value: string) => navigate(withQuery(loc, { [key]: value, after: null }));
+  const listChoices = [
+    ...(listId && !lists.data?.some((l) => l.id === listId) ? [{ value: String(listId), label: `List #${listId}` }] : []),
+    ...(lists.data ?? []).map((l) => ({ value: String(l.id), label: l.name })),
+  ];
   return (
     <>
       <PageHeader title="Subscribers">
@@ -56,67 +67,36 @@ export default function Subscribers() {
           Search by e-mail
           <input type="search" value={search} placeholder="part of an address" onChange={(e) => setSearch(e.target.value)} />
         </label>
-        <label>
-          Confirmed
-          <select value={confirmed ?? ''} onChange={(e) => setFilter('confirmed', e.target.value)}>
-            <option value="">Any</option>
-            <option value="true">Confirmed</option>
-            <option value="false">Unconfirmed</option>
-          </select>
-        </label>
-        <label>
-          Blacklisted
-          <select value={blacklisted ?? ''} onChange={(e) => setFilter('blacklisted', e.target.value)}>
-            <option value="">Any</option>
-            <option value="true">Blacklisted</option>
-            <option value="false">Not blacklisted</option>
-          </select>
-        </label>
-        <label>
-          List
-          <select value={listId || ''} onChange={(e) => setFilter('list', e.target.value)}>
-            <option value="">Any</option>
-            {listId && !lists.data?.some((l) => l.id === listId) ? <option value={listId}>List #{listId}</option> : null}
-            {lists.data?.map((l) => (
-              <option key={l.id} value={l.id}>
-                {l.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <AddressSelect label="Confirmed" name="confirmed" value={confirmed ?? ''} anyLabel="Any" options={CONFIRMED_CHOICES} />
+        <AddressSelect label="Blacklisted" name="blacklisted" value={blacklisted ?? ''} anyLabel="Any" options={BLACKLISTED_CHOICES} />
+        <AddressSelect label="List" name="list" value={listId ? String(listId) : ''} anyLabel="Any" options={listChoices} />
       </form>
       <div className="spacer" />
-      <Loaded
+      <PagedTable
         state={page}
-        isEmpty={(d) => d.items.length === 0}
+        after={after}
+        busy={page.status === 'loading'}
+        columns={[{ label: 'E-mail' }, { label: 'Status' }, { label: 'Lists', hideNarrow: true }, { label: 'Created', hideNarrow: true }]}
         empty={
           <Empty title={filtered ? 'Nobody matches' : 'No subscribers yet'}>
             <p>{filtered ? 'Try another search or filter.' : 'Add subscribers or import a CSV file.'}</p>
           </Empty>
         }
-      >
-        {(data) => (
-          <>
-            <DataTable busy={page.status === 'loading'} columns={[{ label: 'E-mail' }, { label: 'Status' }, { label: 'Lists', hideNarrow: true }, { label: 'Created', hideNarrow: true }]}>
-              {data.items.map((s) => (
-                <tr key={s.id}>
-                  <td className="break">
-                    <Link to={`subscribers/${s.id}`}>{s.email}</Link>
-                  </td>
-                  <td>
-                    <SubscriberStatus confirmed={s.confirmed} blacklisted={s.blacklisted} />
-                  </td>
-                  <td className="hide-narrow muted">{s.subscribed_lists.map((l) => l.name).join(', ') || '—'}</td>
-                  <td className="hide-narrow">
-                    <DateTime value={s.created_at} />
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
-            <AddressPager page={data} after={after} />
-          </>
+        row={(s) => (
+          <tr key={s.id}>
+            <td className="break">
+              <Link to={`subscribers/${s.id}`}>{s.email}</Link>
+            </td>
+            <td>
+              <SubscriberStatus confirmed={s.confirmed} blacklisted={s.blacklisted} />
+            </td>
+            <td className="hide-narrow muted">{s.subscribed_lists.map((l) => l.name).join(', ') || '—'}</td>
+            <td className="hide-narrow">
+              <DateTime value={s.created_at} />
+            </td>
+          </tr>
         )}
-      </Loaded>
+      />
       <CreateSubscriber open={creating} onClose={() => setCreating(false)} />
     </>
   );
