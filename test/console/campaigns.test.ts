@@ -128,7 +128,9 @@ describe('console: campaigns', { skip }, () => {
     assert.match(new URL(page.url()).pathname, new RegExp(`/admin/campaigns/${id}$`));
     assert.equal(await page.getByLabel('Subject').inputValue(), 'Hello again [FIRST NAME]');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.getByText('Saved.').waitFor();
+    // An earlier save's notice may still show: wait until this save has cleared the guard before leaving.
+    await page.getByText('Unsaved changes', { exact: true }).waitFor({ state: 'hidden' });
+    await page.getByText('Saved.', { exact: true }).waitFor();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
     await page.getByTestId('campaigns').getByRole('link', { name: 'Hello again [FIRST NAME]' }).waitFor();
     await page.context().close();
