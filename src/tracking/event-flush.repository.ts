@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor, sqlArray } from '../db/client.js';
-import type { ClickEvent, OpenEvent } from './event-buffer.js';
+import type { ClickEvent, OpenEvent } from './tracking-event.js';
 import { MachineReason, SCANNER_WINDOW_MS } from './machine-detection.js';
 
 /*

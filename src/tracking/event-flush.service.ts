@@ -1,5 +1,5 @@
 import type { Db } from '../db/client.js';
-import type { ClickEvent, OpenEvent } from './event-buffer.js';
+import type { ClickEvent, OpenEvent } from './tracking-event.js';
 import * as repo from './event-flush.repository.js';
 
 /*
