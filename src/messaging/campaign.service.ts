@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { checkSelection } from '../segments/campaign-segment.js';
 import type { AppContext } from '../context.js';
+import { changeCampaignStatus } from '../sending/lifecycle/index.js';
 import { ConflictError, NotFoundError } from '../shared/errors.js';
 import { toPage } from '../shared/pagination.js';
 import { campaignColumns } from './campaign-input.js';
 import { figuresOf } from './campaign-figures.repository.js';
-import { changeStatus } from './campaign-status.js';
 import * as repo from './campaign.repository.js';
 import type { Campaign, CampaignBody, CampaignListItem, CampaignListQuery, StatusBody } from './campaign.schemas.js';
 import { findTemplate } from './template.repository.js';
@@ -100,9 +100,7 @@ export async function copyCampaign(ctx: AppContext, id: number, ownerId: number)
 
 export async function setStatus(ctx: AppContext, id: number, body: StatusBody): Promise<Campaign> {
   await ctx.db.transaction(async (tx) => {
-    const campaign = await repo.findCampaign(tx, id);
-    if (!campaign) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
-    await changeStatus(tx, campaign, body.status);
+    if (!(await changeCampaignStatus(tx, id, body.status))) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
   });
   return getCampaign(ctx, id);
 }

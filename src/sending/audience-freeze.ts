@@ -1,9 +1,7 @@
 import type { AppContext } from '../context.js';
-import { changeStatus } from '../messaging/campaign-status.js';
-import { findCampaign } from '../messaging/campaign.repository.js';
 import { campaignSegment } from '../segments/campaign-segment.js';
 import * as audience from './audience.repository.js';
-import { lockCampaign } from './campaign-run.repository.js';
+import { lockCampaign, moveCampaign } from './lifecycle/campaign-lifecycle.js';
 
 /*
  * Reference §7.1's `prepared` step, in the background: a worker freezes a campaign's audience into delivery records
@@ -97,8 +95,9 @@ async function freezeStep(ctx: AppContext, campaignId: number, chunkSize: number
  */
 async function startSending(ctx: AppContext, campaignId: number): Promise<boolean> {
   const moved = await ctx.db.transaction(async (tx) => {
-    if ((await lockCampaign(tx, campaignId)) !== 'prepared') return false;
-    await changeStatus(tx, (await findCampaign(tx, campaignId))!, 'inprocess');
+    const campaign = await lockCampaign(tx, campaignId);
+    if (campaign?.status !== 'prepared') return false;
+    await moveCampaign(tx, campaign, 'inprocess');
     return true;
   });
   if (moved) ctx.log.info({ campaignId }, 'campaign sending started');

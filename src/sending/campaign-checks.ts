@@ -1,8 +1,6 @@
 import { Parser } from 'htmlparser2';
 import type { AppContext } from '../context.js';
-import { requireCampaign } from '../messaging/campaign.service.js';
-import { isFullHttpUrl, linksNotFull } from '../messaging/template-html.js';
-import { findTemplate } from '../messaging/template.repository.js';
+import { findTemplate, isFullHttpUrl, linksNotFull, requireCampaign } from '../messaging/index.js';
 import type { Check, CheckPart, Checks } from './campaign-preview.schemas.js';
 import { KNOWN_PLACEHOLDERS } from './compose/compile.js';
 import { attributeNames } from './compose/compose.repository.js';

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { requireCampaign } from '../messaging/campaign.service.js';
-import { CampaignParams } from '../messaging/campaign.schemas.js';
+import { CampaignParams, requireCampaign } from '../messaging/index.js';
 import { rawPathId } from '../plugins/http.js';
 import { errorResponses } from '../shared/schemas.js';
 import { campaignChecks } from './campaign-checks.js';

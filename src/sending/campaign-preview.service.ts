@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { simpleParser, type AddressObject } from 'mailparser';
 import type { AppContext } from '../context.js';
 import { subscribers } from '../db/schema/index.js';
-import { requireCampaign } from '../messaging/campaign.service.js';
+import { requireCampaign } from '../messaging/index.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 import type { Preview, PreviewBody } from './campaign-preview.schemas.js';
 import { CompileError, compileCampaign, loadRecipients, RecipientError } from './compose/index.js';

@@ -30,12 +30,6 @@ export async function activeCampaigns(db: Executor): Promise<ActiveCampaign[]> {
   return rows.map((r) => ({ id: r.id, updatedAt: new Date(r.updated_at).getTime() }));
 }
 
-/** Locks the campaign row for the rest of the transaction (serialises the sender, resend and status changes). */
-export async function lockCampaign(tx: Executor, campaignId: number): Promise<string | null> {
-  const rows = await queryRows<{ status: string }>(tx, sql`select status from campaigns where id = ${campaignId} for update`);
-  return rows[0]?.status ?? null;
-}
-
 /** Starts a new run of failures from zero and forgets why the sender last paused the campaign. */
 export async function resetSendState(tx: Executor, campaignId: number): Promise<void> {
   await tx.execute(

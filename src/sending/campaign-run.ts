@@ -1,18 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { Executor } from '../db/client.js';
-import { changeStatus, submitProblem } from '../messaging/campaign-status.js';
-import { findCampaign, type CampaignRow } from '../messaging/campaign.repository.js';
 import { ConflictError } from '../shared/errors.js';
 import * as runs from './campaign-run.repository.js';
 import { hasPendingSources } from './audience.repository.js';
 import { hasPendingDeliveries } from './delivery.repository.js';
+import { lockCampaign, moveCampaign, submitProblem, type LockedCampaign } from './lifecycle/campaign-lifecycle.js';
 
 /*
  * A campaign's way through the sender (reference §7.1): submitted → prepared when its embargo has come (its audience
  * is frozen then, audience-freeze.ts) → inprocess, then sent when no record is left to send and no list to freeze —
- * or back to submitted for a requeue, or suspended by a run of failures. Every move goes through changeStatus under
- * the campaign's row lock, so several workers agree on it.
+ * or back to submitted for a requeue, or suspended by a run of failures. Every move is lockCampaign then moveCampaign
+ * (lifecycle/) in one transaction, so several workers agree on it.
  */
 
 const MINUTE = 60_000;
@@ -25,12 +24,12 @@ export async function promoteDueCampaigns(ctx: AppContext): Promise<number[]> {
   const moved: number[] = [];
   for (const id of await runs.dueCampaignIds(ctx.db)) {
     const started = await ctx.db.transaction(async (tx) => {
-      if ((await runs.lockCampaign(tx, id)) !== 'submitted') return false; // another worker was first
-      const campaign = (await findCampaign(tx, id))!;
+      const campaign = await lockCampaign(tx, id);
+      if (campaign?.status !== 'submitted') return false; // another worker was first
       if (campaign.embargo.getTime() > Date.now()) return false;
       // The lists to freeze were marked when it was submitted (a requeue included: the new pass reaches whoever
       // joined its lists while it waited, see docs/api.md).
-      await changeStatus(tx, campaign, 'prepared');
+      await moveCampaign(tx, campaign, 'prepared');
       await runs.resetSendState(tx, id);
       return true;
     });
@@ -42,7 +41,7 @@ export async function promoteDueCampaigns(ctx: AppContext): Promise<number[]> {
   return moved;
 }
 
-function inRequeueWindow(campaign: CampaignRow, now: Date): boolean {
+function inRequeueWindow(campaign: LockedCampaign, now: Date): boolean {
   return campaign.requeueInterval > 0 && campaign.requeueUntil !== null && campaign.requeueUntil.getTime() > now.getTime();
 }
 
@@ -57,20 +56,20 @@ export async function finishIfDone(ctx: AppContext, campaignId: number): Promise
   // Lists before records: a chunk that commits between the two reads has added records the second read sees.
   if ((await hasPendingSources(ctx.db, campaignId)) || (await hasPendingDeliveries(ctx.db, campaignId))) return null;
   const finish = await ctx.db.transaction(async (tx): Promise<Finish> => {
-    if ((await runs.lockCampaign(tx, campaignId)) !== 'inprocess') return null;
+    const campaign = await lockCampaign(tx, campaignId);
+    if (campaign?.status !== 'inprocess') return null;
     // Checked again under the lock: a resend may have marked lists meanwhile (it takes the same lock).
     if ((await hasPendingSources(tx, campaignId)) || (await hasPendingDeliveries(tx, campaignId))) return null;
-    const campaign = (await findCampaign(tx, campaignId))!;
     const now = new Date();
     if (inRequeueWindow(campaign, now)) {
       const next = new Date(Math.max(now.getTime(), campaign.embargo.getTime()) + campaign.requeueInterval * MINUTE);
       if (next.getTime() <= campaign.requeueUntil!.getTime() && !(await submitProblem(tx, campaign))) {
         await runs.setEmbargo(tx, campaignId, next);
-        await changeStatus(tx, campaign, 'submitted');
+        await moveCampaign(tx, campaign, 'submitted');
         return 'requeued';
       }
     }
-    await changeStatus(tx, campaign, 'sent');
+    await moveCampaign(tx, campaign, 'sent');
     const copyId = await scheduleRepeat(tx, campaign, now);
     if (copyId !== null) ctx.log.info({ campaignId, nextCampaignId: copyId }, 'repeating campaign: next occurrence scheduled');
     return 'sent';
@@ -84,7 +83,7 @@ export async function finishIfDone(ctx: AppContext, campaignId: number): Promise
  * its embargo + repeat_interval — occurrences already in the past are skipped, not sent late in a burst — as long as
  * that time is not after repeat_until. The copy is submitted at once, so it waits for its embargo.
  */
-async function scheduleRepeat(tx: Executor, campaign: CampaignRow, now: Date): Promise<number | null> {
+async function scheduleRepeat(tx: Executor, campaign: LockedCampaign, now: Date): Promise<number | null> {
   if (campaign.repeatInterval <= 0 || !campaign.repeatUntil) return null;
   const step = campaign.repeatInterval * MINUTE;
   let next = campaign.embargo.getTime() + step;
@@ -92,9 +91,9 @@ async function scheduleRepeat(tx: Executor, campaign: CampaignRow, now: Date): P
   if (next <= now.getTime()) next += step;
   if (next > campaign.repeatUntil.getTime()) return null;
   const id = await runs.insertRepeatCopy(tx, campaign.id, randomBytes(18).toString('hex'), new Date(next));
-  const copy = (await findCampaign(tx, id))!;
+  const copy = (await lockCampaign(tx, id))!;
   if (await submitProblem(tx, copy)) return id; // left as a draft; someone can fix and submit it
-  await changeStatus(tx, copy, 'submitted');
+  await moveCampaign(tx, copy, 'submitted');
   return id;
 }
 
@@ -105,9 +104,9 @@ async function scheduleRepeat(tx: Executor, campaign: CampaignRow, now: Date): P
 export async function pauseCampaign(ctx: AppContext, campaignId: number, reason: string, logReason: string): Promise<boolean> {
   const paused = await ctx.db
     .transaction(async (tx) => {
-      const status = await runs.lockCampaign(tx, campaignId);
-      if (status !== 'inprocess' && status !== 'submitted') return false;
-      await changeStatus(tx, (await findCampaign(tx, campaignId))!, 'suspended');
+      const campaign = await lockCampaign(tx, campaignId);
+      if (campaign?.status !== 'inprocess' && campaign?.status !== 'submitted') return false;
+      await moveCampaign(tx, campaign, 'suspended');
       await runs.recordPause(tx, campaignId, reason);
       return true;
     })

@@ -1,25 +1,12 @@
 import { and, asc, count, eq, gt, inArray, type SQL } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
-import { campaigns, deliveries, lists, subscribers } from '../db/schema/index.js';
+import { deliveries, lists, subscribers } from '../db/schema/index.js';
 import type { DeliveryStatus } from './campaign-send.schemas.js';
 
 /** The ids among these that are lists. */
 export async function existingListIds(db: Executor, ids: readonly number[]): Promise<Set<number>> {
   const rows = await db.select({ id: lists.id }).from(lists).where(inArray(lists.id, [...ids]));
   return new Set(rows.map((r) => r.id));
-}
-
-/**
- * A sent campaign that has records to send again (resend to further lists, retry of failed records) goes back to
- * `submitted`, outside the §7.1 table where `sent` is final: the sender then finishes it again (docs/api.md).
- */
-export async function reopenSentCampaign(tx: Executor, campaignId: number): Promise<boolean> {
-  const rows = await tx
-    .update(campaigns)
-    .set({ status: 'submitted', updatedAt: new Date() })
-    .where(and(eq(campaigns.id, campaignId), eq(campaigns.status, 'sent')))
-    .returning({ id: campaigns.id });
-  return rows.length > 0;
 }
 
 /** One keyset page of a campaign's records (the (campaign_id, status, id) index), with the subscriber's address. */

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { Campaign, CampaignParams } from '../messaging/campaign.schemas.js';
-import { requireCampaign } from '../messaging/campaign.service.js';
+import { Campaign, CampaignParams, requireCampaign } from '../messaging/index.js';
 import { rawPathId } from '../plugins/http.js';
 import { Page } from '../shared/pagination.js';
 import { errorResponses } from '../shared/schemas.js';

@@ -1,14 +1,11 @@
 import type { AppContext } from '../context.js';
-import { changeStatus } from '../messaging/campaign-status.js';
-import { findCampaign } from '../messaging/campaign.repository.js';
-import type { Campaign } from '../messaging/campaign.schemas.js';
-import { CAMPAIGN_NOT_FOUND, getCampaign, requireCampaign } from '../messaging/campaign.service.js';
+import { CAMPAIGN_NOT_FOUND, getCampaign, requireCampaign, type Campaign } from '../messaging/index.js';
 import { ConflictError, NotFoundError } from '../shared/errors.js';
 import { toPage, type PageResult } from '../shared/pagination.js';
 import { toAtom } from '../shared/time.js';
 import { currentCampaignSegment } from '../segments/campaign-segment.js';
 import { audienceCount, campaignListIds, markLists } from './audience.repository.js';
-import { lockCampaign } from './campaign-run.repository.js';
+import { lockCampaign, moveCampaign, reopenSentCampaign } from './lifecycle/campaign-lifecycle.js';
 import * as repo from './campaign-send.repository.js';
 import type { AudienceCount, Delivery, DeliveryListQuery, DeliveryStatus } from './campaign-send.schemas.js';
 import { requeueFailed } from './delivery.repository.js';
@@ -25,9 +22,9 @@ const HANDED_OVER = new Set(['submitted', 'prepared', 'inprocess', 'requeued', '
  */
 export async function sendCampaign(ctx: AppContext, id: number): Promise<Campaign> {
   await ctx.db.transaction(async (tx) => {
-    const status = await lockCampaign(tx, id);
-    if (status === null) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
-    if (status === 'draft' || status === 'suspended') await changeStatus(tx, (await findCampaign(tx, id))!, 'submitted');
+    const campaign = await lockCampaign(tx, id);
+    if (campaign === null) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
+    if (campaign.status === 'draft' || campaign.status === 'suspended') await moveCampaign(tx, campaign, 'submitted');
   });
   return getCampaign(ctx, id);
 }
@@ -43,11 +40,11 @@ export async function resendCampaign(ctx: AppContext, id: number, listIds: reado
   const found = await repo.existingListIds(ctx.db, wanted);
   if (wanted.some((listId) => !found.has(listId))) throw new NotFoundError(LIST_NOT_FOUND);
   await ctx.db.transaction(async (tx) => {
-    const status = await lockCampaign(tx, id);
-    if (status === null) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
-    if (!HANDED_OVER.has(status)) throw new ConflictError(NOT_SENT_YET);
+    const campaign = await lockCampaign(tx, id);
+    if (campaign === null) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
+    if (!HANDED_OVER.has(campaign.status)) throw new ConflictError(NOT_SENT_YET);
     await markLists(tx, id, wanted);
-    await repo.reopenSentCampaign(tx, id);
+    await reopenSentCampaign(tx, id);
   });
   return getCampaign(ctx, id);
 }
@@ -57,7 +54,7 @@ export async function retryFailed(ctx: AppContext, id: number): Promise<{ requeu
   const requeued = await ctx.db.transaction(async (tx) => {
     if ((await lockCampaign(tx, id)) === null) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
     const n = await requeueFailed(tx, id);
-    if (n > 0) await repo.reopenSentCampaign(tx, id);
+    if (n > 0) await reopenSentCampaign(tx, id);
     return n;
   });
   return { requeued };

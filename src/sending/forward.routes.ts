@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { requireCampaign } from '../messaging/campaign.service.js';
+import { requireCampaign } from '../messaging/index.js';
 import { rawPathId } from '../plugins/http.js';
 import { Type } from '@sinclair/typebox';
 import { errorResponses, Message, ValidationFailure } from '../shared/schemas.js';

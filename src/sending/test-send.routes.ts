@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Campaign, CampaignParams } from '../messaging/campaign.schemas.js';
-import { requireCampaign } from '../messaging/campaign.service.js';
+import { Campaign, CampaignParams, requireCampaign } from '../messaging/index.js';
 import { rawPathId } from '../plugins/http.js';
 import { errorResponses } from '../shared/schemas.js';
 import { TestSendBody } from './test-send.schemas.js';

@@ -1,6 +1,5 @@
 import type { AppContext } from '../context.js';
-import type { Campaign } from '../messaging/campaign.schemas.js';
-import { getCampaign, requireCampaign } from '../messaging/campaign.service.js';
+import { getCampaign, requireCampaign, type Campaign } from '../messaging/index.js';
 import { ConflictError, HttpError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { CompileError, compileCampaign, loadRecipients } from './compose/index.js';
 import * as repo from './test-send.repository.js';

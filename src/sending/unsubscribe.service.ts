@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { findCampaign } from '../messaging/campaign.repository.js';
+import { findCampaign } from '../messaging/index.js';
 import * as history from '../subscription/subscriber-history.repository.js';
 import type { HistoryOrigin } from '../subscription/subscriber-history.schemas.js';
 import { findSubscriberByUniqueId } from '../subscription/subscriber.repository.js';

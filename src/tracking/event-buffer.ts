@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client.js';
 import { writeEvents } from './event-flush.service.js';
 import { flagScannerBursts, SCANNER_WINDOW_MS } from './machine-detection.js';
+import type { ClickEvent, OpenEvent } from './tracking-event.js';
 
 /*
  * The write buffer between the tracking endpoints and the database. The open pixel and the click redirect answer as
@@ -11,30 +12,6 @@ import { flagScannerBursts, SCANNER_WINDOW_MS } from './machine-detection.js';
  * window: a crash (not a graceful stop, which flushes in onClose before the database closes) loses at most the
  * events of one interval, plus clicks still held (below). Documented in docs/api.md.
  */
-
-/** An open as the pixel saw it; the subscriber is resolved from its uid in the flush (unknown ones are dropped). */
-export interface OpenEvent {
-  readonly uid: string;
-  readonly campaignId: number;
-  readonly at: Date;
-  readonly ip: string | null;
-  readonly userAgent: string | null;
-  readonly referer: string | null;
-  /** The requester-based verdict (machine-detection.ts); the flush adds the timing one. */
-  readonly machineReason: string | null;
-}
-
-/** A click as the redirect saw it: the link and subscriber come from the signed token. */
-export interface ClickEvent {
-  readonly linkId: number;
-  readonly campaignId: number;
-  readonly subscriberId: number;
-  readonly at: Date;
-  readonly ip: string | null;
-  readonly userAgent: string | null;
-  readonly referer: string | null;
-  machineReason: string | null;
-}
 
 /** Events per flush; more waiting than this starts a flush before the interval is up. */
 const ROWS_PER_FLUSH = 2000;

@@ -1,30 +1,24 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor, sqlArray } from '../db/client.js';
-import type { ClickEvent, OpenEvent } from './event-buffer.js';
-import { MachineReason, SCANNER_WINDOW_MS } from './machine-detection.js';
+import type { ClickEvent, OpenEvent } from './tracking-event.js';
 
 /*
  * The statements of one flush of the event buffer (event-flush.service.ts runs them in one transaction). Each takes
- * whole columns as arrays and unnests them: one round trip per table for the whole batch, on PGlite and PostgreSQL.
+ * whole columns as arrays and unnests them: a round trip or two per table for the whole batch, on PGlite and
+ * PostgreSQL. Whether an event is a machine's is decided in TypeScript (machine-detection.ts) between the match and
+ * the insert; the statements only fetch what it needs and store what it decided.
  */
 
 const times = (values: readonly Date[]) => sqlArray(values.map((d) => d.toISOString()), 'timestamptz');
-
-/** The timing rule of machine-detection.ts, in SQL: at most `seconds` after the delivery was sent. */
-function soonAfterDelivery(at: SQL, seconds: number): SQL {
-  if (seconds <= 0) return sql`null`;
-  // No sent_at yet: the mail is being sent right now (its outcome is recorded after the SMTP answer), so sooner still.
-  return sql`case when (d.sent_at is null and d.status in ('queued', 'sending'))
-                    or ${at} <= d.sent_at + ${seconds}::int * interval '1 second'
-    then ${MachineReason.soonAfterDelivery}::text end`;
-}
 
 export interface MatchedEvent {
   /** 1-based position of the event in the batch. */
   ord: number;
   delivery_id: number | string;
   subscriber_id: number;
-  machine_reason: string | null;
+  /** The delivery's sending, for the timing rule of machine-detection.ts. */
+  sent_at: Date | string | null;
+  delivery_status: string;
   /** The delivery's firsts before this batch, as this statement saw them (updateDeliveryFirsts settles races). */
   opened: boolean;
   human_opened: boolean;
@@ -42,70 +36,60 @@ function deliveryOf(campaign: SQL, subscriber: SQL): SQL {
     from deliveries where campaign_id = ${campaign} and subscriber_id = ${subscriber} limit 1) d`;
 }
 
+const matchedColumns = sql`i.ord::int as ord, d.id as delivery_id, d.sent_at, d.status as delivery_status, d.opened,
+  d.human_opened, d.clicked`;
+
 /**
- * Stores the opens whose uid names a subscriber who has a delivery record of the campaign (reference §5.20: no
- * delivery, nothing recorded), with the requester's verdict or else the timing one, and answers which were stored.
+ * The opens whose uid names a subscriber who has a delivery record of the campaign (reference §5.20: no delivery,
+ * nothing recorded), with that record.
  */
-export async function insertOpens(tx: Executor, opens: readonly OpenEvent[], machineSeconds: number): Promise<MatchedEvent[]> {
+export async function matchOpens(tx: Executor, opens: readonly OpenEvent[]): Promise<MatchedEvent[]> {
   return queryRows<MatchedEvent>(
     tx,
-    sql`with input as (
-          select * from unnest(${sqlArray(opens.map((o) => o.uid), 'text')}, ${sqlArray(opens.map((o) => o.campaignId), 'integer')},
-            ${times(opens.map((o) => o.at))}, ${sqlArray(opens.map((o) => o.ip), 'text')}, ${sqlArray(opens.map((o) => o.userAgent), 'text')},
-            ${sqlArray(opens.map((o) => o.referer), 'text')}, ${sqlArray(opens.map((o) => o.machineReason), 'text')})
-            with ordinality as i(uid, campaign_id, opened_at, ip, user_agent, referer, reason, ord)
-        ), matched as (
-          select i.ord, d.id as delivery_id, i.campaign_id, s.id as subscriber_id, i.opened_at, i.ip, i.user_agent, i.referer,
-            coalesce(i.reason, ${soonAfterDelivery(sql`i.opened_at`, machineSeconds)}) as machine_reason,
-            d.opened, d.human_opened, d.clicked
-          from input i
-          cross join lateral (select id from subscribers where unique_id = i.uid limit 1) s
-          ${deliveryOf(sql`i.campaign_id`, sql`s.id`)}
-        ), stored as (
-          insert into opens (campaign_id, subscriber_id, opened_at, ip, user_agent, referer, machine, machine_reason)
-          select campaign_id, subscriber_id, opened_at, ip, user_agent, referer, machine_reason is not null, machine_reason
-          from matched order by ord
-        )
-        select ord::int as ord, delivery_id, subscriber_id, machine_reason, opened, human_opened, clicked from matched`,
+    sql`select ${matchedColumns}, s.id as subscriber_id
+        from unnest(${sqlArray(opens.map((o) => o.uid), 'text')}, ${sqlArray(opens.map((o) => o.campaignId), 'integer')})
+          with ordinality as i(uid, campaign_id, ord)
+        cross join lateral (select id from subscribers where unique_id = i.uid limit 1) s
+        ${deliveryOf(sql`i.campaign_id`, sql`s.id`)}
+        order by i.ord`,
   );
 }
 
-/**
- * Stores the clicks of subscribers who have a delivery record of the link's campaign, judged by the requester, the
- * timing, and — against clicks already stored — the scanner pattern; answers which were stored.
- */
-export async function insertClicks(tx: Executor, clicks: readonly ClickEvent[], machineSeconds: number): Promise<MatchedEvent[]> {
+/** The clicks of subscribers who have a delivery record of the link's campaign, with that record. */
+export async function matchClicks(tx: Executor, clicks: readonly ClickEvent[]): Promise<MatchedEvent[]> {
   return queryRows<MatchedEvent>(
     tx,
-    sql`with input as (
-          select * from unnest(${sqlArray(clicks.map((c) => c.linkId), 'integer')}, ${sqlArray(clicks.map((c) => c.campaignId), 'integer')},
-            ${sqlArray(clicks.map((c) => c.subscriberId), 'integer')}, ${times(clicks.map((c) => c.at))},
-            ${sqlArray(clicks.map((c) => c.ip), 'text')}, ${sqlArray(clicks.map((c) => c.userAgent), 'text')},
-            ${sqlArray(clicks.map((c) => c.referer), 'text')}, ${sqlArray(clicks.map((c) => c.machineReason), 'text')})
-            with ordinality as i(link_id, campaign_id, subscriber_id, clicked_at, ip, user_agent, referer, reason, ord)
-        ), matched as (
-          select i.ord, d.id as delivery_id, i.link_id, i.campaign_id, i.subscriber_id, i.clicked_at, i.ip, i.user_agent, i.referer,
-            d.opened, d.human_opened, d.clicked,
-            coalesce(i.reason, ${soonAfterDelivery(sql`i.clicked_at`, machineSeconds)},
-              case when exists (
-                select 1 from clicks c
-                where c.subscriber_id = i.subscriber_id and c.campaign_id = i.campaign_id and c.link_id <> i.link_id
-                  and c.clicked_at between i.clicked_at - ${SCANNER_WINDOW_MS}::int * interval '1 millisecond'
-                                       and i.clicked_at + ${SCANNER_WINDOW_MS}::int * interval '1 millisecond'
-              ) then ${MachineReason.linkScanner}::text end) as machine_reason
-          from input i
-          cross join lateral (select 1 from links where id = i.link_id and campaign_id = i.campaign_id limit 1) l
-          ${deliveryOf(sql`i.campaign_id`, sql`i.subscriber_id`)}
-        ), stored as (
-          insert into clicks (link_id, campaign_id, subscriber_id, clicked_at, ip, user_agent, referer, machine, machine_reason)
-          select link_id, campaign_id, subscriber_id, clicked_at, ip, user_agent, referer, machine_reason is not null, machine_reason
-          from matched order by ord
-        )
-        select ord::int as ord, delivery_id, subscriber_id, machine_reason, opened, human_opened, clicked from matched`,
+    sql`select ${matchedColumns}, i.subscriber_id
+        from unnest(${sqlArray(clicks.map((c) => c.linkId), 'integer')}, ${sqlArray(clicks.map((c) => c.campaignId), 'integer')},
+          ${sqlArray(clicks.map((c) => c.subscriberId), 'integer')}) with ordinality as i(link_id, campaign_id, subscriber_id, ord)
+        cross join lateral (select 1 from links where id = i.link_id and campaign_id = i.campaign_id limit 1) l
+        ${deliveryOf(sql`i.campaign_id`, sql`i.subscriber_id`)}
+        order by i.ord`,
   );
 }
 
-export interface ImpliedOpen {
+export interface StoredClick {
+  readonly linkId: number;
+  readonly campaignId: number;
+  readonly subscriberId: number;
+  readonly at: Date;
+}
+
+/** Clicks already stored of the same mail (campaign and subscriber) as each of `clicks`, at most `marginMs` apart. */
+export async function storedClicksNear(tx: Executor, clicks: readonly ClickEvent[], marginMs: number): Promise<StoredClick[]> {
+  const rows = await queryRows<{ link_id: number; campaign_id: number; subscriber_id: number; clicked_at: Date | string }>(
+    tx,
+    sql`select distinct c.link_id, c.campaign_id, c.subscriber_id, c.clicked_at
+        from unnest(${sqlArray(clicks.map((c) => c.campaignId), 'integer')}, ${sqlArray(clicks.map((c) => c.subscriberId), 'integer')},
+          ${times(clicks.map((c) => c.at))}) as i(campaign_id, subscriber_id, clicked_at)
+        join clicks c on c.subscriber_id = i.subscriber_id and c.campaign_id = i.campaign_id
+          and c.clicked_at between i.clicked_at - ${marginMs}::int * interval '1 millisecond'
+                               and i.clicked_at + ${marginMs}::int * interval '1 millisecond'`,
+  );
+  return rows.map((r) => ({ linkId: r.link_id, campaignId: r.campaign_id, subscriberId: r.subscriber_id, at: new Date(r.clicked_at) }));
+}
+
+export interface OpenRow {
   campaignId: number;
   subscriberId: number;
   at: Date;
@@ -115,15 +99,39 @@ export interface ImpliedOpen {
   machineReason: string | null;
 }
 
-/** Opens that clicks imply (the reader's images were blocked), stored with the click's details. */
-export async function insertImpliedOpens(tx: Executor, rows: readonly ImpliedOpen[]): Promise<void> {
+/** Stores opens, those of the pixel and those that clicks imply (the reader's images were blocked), in this order. */
+export async function insertOpens(tx: Executor, rows: readonly OpenRow[]): Promise<void> {
   await tx.execute(sql`
     insert into opens (campaign_id, subscriber_id, opened_at, ip, user_agent, referer, machine, machine_reason)
     select campaign_id, subscriber_id, opened_at, ip, user_agent, referer, reason is not null, reason
     from unnest(${sqlArray(rows.map((r) => r.campaignId), 'integer')}, ${sqlArray(rows.map((r) => r.subscriberId), 'integer')},
       ${times(rows.map((r) => r.at))}, ${sqlArray(rows.map((r) => r.ip), 'text')}, ${sqlArray(rows.map((r) => r.userAgent), 'text')},
       ${sqlArray(rows.map((r) => r.referer), 'text')}, ${sqlArray(rows.map((r) => r.machineReason), 'text')})
-      as t(campaign_id, subscriber_id, opened_at, ip, user_agent, referer, reason)`);
+      with ordinality as t(campaign_id, subscriber_id, opened_at, ip, user_agent, referer, reason, ord)
+    order by ord`);
+}
+
+export interface ClickRow {
+  linkId: number;
+  campaignId: number;
+  subscriberId: number;
+  at: Date;
+  ip: string | null;
+  userAgent: string | null;
+  referer: string | null;
+  machineReason: string | null;
+}
+
+export async function insertClicks(tx: Executor, rows: readonly ClickRow[]): Promise<void> {
+  await tx.execute(sql`
+    insert into clicks (link_id, campaign_id, subscriber_id, clicked_at, ip, user_agent, referer, machine, machine_reason)
+    select link_id, campaign_id, subscriber_id, clicked_at, ip, user_agent, referer, reason is not null, reason
+    from unnest(${sqlArray(rows.map((r) => r.linkId), 'integer')}, ${sqlArray(rows.map((r) => r.campaignId), 'integer')},
+      ${sqlArray(rows.map((r) => r.subscriberId), 'integer')}, ${times(rows.map((r) => r.at))},
+      ${sqlArray(rows.map((r) => r.ip), 'text')}, ${sqlArray(rows.map((r) => r.userAgent), 'text')},
+      ${sqlArray(rows.map((r) => r.referer), 'text')}, ${sqlArray(rows.map((r) => r.machineReason), 'text')})
+      with ordinality as t(link_id, campaign_id, subscriber_id, clicked_at, ip, user_agent, referer, reason, ord)
+    order by ord`);
 }
 
 export interface DeliveryFirsts {

@@ -1,10 +1,11 @@
-import type { Db } from '../db/client.js';
-import type { ClickEvent, OpenEvent } from './event-buffer.js';
+import type { Db, Executor } from '../db/client.js';
+import type { ClickEvent, OpenEvent } from './tracking-event.js';
 import * as repo from './event-flush.repository.js';
+import { flagScannerBursts, SCANNER_WINDOW_MS, timingMachineReason } from './machine-detection.js';
 
 /*
- * One flush of the event buffer, in one transaction: store the events that match a delivery record (reading the
- * firsts the record already has), then walk each delivery's events in time order to find its new firsts (first open,
+ * One flush of the event buffer, in one transaction: match the events to their delivery records (reading the firsts
+ * each record already has), judge which are a machine's (machine-detection.ts) and store them, then walk each delivery's events in time order to find its new firsts (first open,
  * first open by a person, first click) and the opens its clicks imply, set the firsts — the unique counts are those
  * the database took, exact under concurrent flushes — and add everything to the counters, per campaign, per hour
  * and per link, in a handful of multi-row statements. Statistics then read counters, never event rows.
@@ -42,8 +43,8 @@ export async function writeEvents(db: Db, batch: FlushBatch, machineSeconds: num
   const openEvents = [...batch.opens].sort(byOpenKey);
   const clickEvents = [...batch.clicks].sort(byClickKey);
   return db.transaction(async (tx) => {
-    const opens = openEvents.length > 0 ? await repo.insertOpens(tx, openEvents, machineSeconds) : [];
-    const clicks = clickEvents.length > 0 ? await repo.insertClicks(tx, clickEvents, machineSeconds) : [];
+    const opens = openEvents.length > 0 ? await storeOpens(tx, openEvents, machineSeconds) : [];
+    const clicks = clickEvents.length > 0 ? await storeClicks(tx, clickEvents, machineSeconds) : [];
     const result = {
       storedOpens: opens.length,
       storedClicks: clicks.length,
@@ -53,31 +54,31 @@ export async function writeEvents(db: Db, batch: FlushBatch, machineSeconds: num
     if (opens.length === 0 && clicks.length === 0) return result;
 
     const timelines = new Map<number, { state: repo.MatchedEvent; events: TimelineEvent[] }>();
-    const addToTimeline = (row: repo.MatchedEvent, event: TimelineEvent) => {
+    const addToTimeline = ({ row }: JudgedEvent, event: TimelineEvent) => {
       const id = Number(row.delivery_id);
       const timeline = timelines.get(id);
       if (timeline) timeline.events.push(event);
       else timelines.set(id, { state: row, events: [event] });
     };
-    for (const row of opens) {
-      const source = openEvents[row.ord - 1]!;
-      addToTimeline(row, {
+    for (const judged of opens) {
+      const source = openEvents[judged.row.ord - 1]!;
+      addToTimeline(judged, {
         kind: 'open',
         at: source.at,
         campaignId: source.campaignId,
-        subscriberId: row.subscriber_id,
-        machineReason: row.machine_reason,
+        subscriberId: judged.row.subscriber_id,
+        machineReason: judged.machineReason,
         source,
       });
     }
-    for (const row of clicks) {
-      const source = clickEvents[row.ord - 1]!;
-      addToTimeline(row, {
+    for (const judged of clicks) {
+      const source = clickEvents[judged.row.ord - 1]!;
+      addToTimeline(judged, {
         kind: 'click',
         at: source.at,
         campaignId: source.campaignId,
         subscriberId: source.subscriberId,
-        machineReason: row.machine_reason,
+        machineReason: judged.machineReason,
         source,
       });
     }
@@ -87,7 +88,7 @@ export async function writeEvents(db: Db, batch: FlushBatch, machineSeconds: num
       plan.walk(id, state, events.sort((a, b) => a.at.getTime() - b.at.getTime()));
     }
 
-    if (plan.impliedOpens.length > 0) await repo.insertImpliedOpens(tx, plan.impliedOpens);
+    if (plan.impliedOpens.length > 0) await repo.insertOpens(tx, plan.impliedOpens);
     if (plan.firsts.length > 0) plan.countFirsts(await repo.updateDeliveryFirsts(tx, plan.firsts));
     if (clicks.length > 0) await repo.addLinkClicks(tx, plan.linkTotals(), plan.linkClickers());
     await repo.addCampaignTallies(tx, [...plan.campaigns.values()]);
@@ -96,12 +97,58 @@ export async function writeEvents(db: Db, batch: FlushBatch, machineSeconds: num
   });
 }
 
+/** An event that matched a delivery record, with the verdict it is stored with (null: a person's). */
+interface JudgedEvent {
+  readonly row: repo.MatchedEvent;
+  readonly machineReason: string | null;
+}
+
+const timingOf = (row: repo.MatchedEvent) => ({
+  sentAt: row.sent_at === null ? null : new Date(row.sent_at),
+  status: row.delivery_status,
+});
+
+/**
+ * Stores the opens that have a delivery record, with the requester's verdict (made on the request) or else the
+ * timing one, and answers which were stored.
+ */
+async function storeOpens(tx: Executor, events: readonly OpenEvent[], machineSeconds: number): Promise<JudgedEvent[]> {
+  const judged = (await repo.matchOpens(tx, events)).map((row): JudgedEvent => {
+    const source = events[row.ord - 1]!;
+    return { row, machineReason: source.machineReason ?? timingMachineReason(source.at, timingOf(row), machineSeconds) };
+  });
+  if (judged.length > 0) {
+    await repo.insertOpens(
+      tx,
+      judged.map(({ row, machineReason }) => ({ ...events[row.ord - 1]!, subscriberId: row.subscriber_id, machineReason })),
+    );
+  }
+  return judged;
+}
+
+/**
+ * Stores the clicks that have a delivery record, judged by the requester and the scanner pattern within the buffer
+ * (both already on the event), then the timing, then the scanner pattern against clicks already stored; answers which
+ * were stored.
+ */
+async function storeClicks(tx: Executor, events: readonly ClickEvent[], machineSeconds: number): Promise<JudgedEvent[]> {
+  const matched = (await repo.matchClicks(tx, events)).map((row) => {
+    const source = events[row.ord - 1]!;
+    const click = { ...source, machineReason: source.machineReason ?? timingMachineReason(source.at, timingOf(row), machineSeconds) };
+    return { row, click };
+  });
+  const unjudged = matched.map((m) => m.click).filter((click) => click.machineReason === null);
+  if (unjudged.length > 0) flagScannerBursts(unjudged, await repo.storedClicksNear(tx, unjudged, SCANNER_WINDOW_MS));
+  if (matched.length > 0) await repo.insertClicks(tx, matched.map((m) => m.click));
+  return matched.map(({ row, click }) => ({ row, machineReason: click.machineReason }));
+}
+
 /** What a batch adds up to; filled by walking each delivery's events in time order. */
 class Plan {
   readonly campaigns = new Map<number, repo.CampaignTally>();
   readonly hours = new Map<string, repo.HourTally>();
   readonly firsts: repo.DeliveryFirsts[] = [];
-  readonly impliedOpens: repo.ImpliedOpen[] = [];
+  readonly impliedOpens: repo.OpenRow[] = [];
   private readonly campaignOfDelivery = new Map<number, number>();
   private readonly links = new Map<number, number>();
   private readonly clickers = new Map<string, repo.LinkClicker>();

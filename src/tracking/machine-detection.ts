@@ -6,10 +6,12 @@
  *   Yahoo's image proxies name themselves), and security scanners and scripts name themselves too. Decided here, on
  *   the request, from the headers alone.
  * - The timing: an open or click within TRACKING_MACHINE_SECONDS of the delivery's sending is a gateway scanning the
- *   mail on arrival, not a reader. Decided in the flush, which has the delivery's `sent_at`.
+ *   mail on arrival, not a reader. Decided in the flush (timingMachineReason), which reads the delivery's `sent_at`.
  * - The pattern: a link scanner follows every link of a mail at once, so clicks on two different links of one mail
- *   by one subscriber within SCANNER_WINDOW_MS of each other are all a machine's. Decided in the flush
- *   (flagScannerBursts here, and against stored clicks in SQL).
+ *   by one subscriber within SCANNER_WINDOW_MS of each other are all a machine's. Decided by flagScannerBursts when
+ *   the buffer hands a batch to the flush (against the clicks in memory), and in the flush against stored clicks.
+ *
+ * These rules live here only: the flush's statements fetch what they need and store what they decided.
  */
 
 /** Why an event is not a person's; stored in `machine_reason`. */
@@ -52,21 +54,43 @@ export function requesterMachineReason(userAgent: string | null, ip: string | nu
   return null;
 }
 
-export interface ScannableClick {
+/** The delivery record an event belongs to, as the timing rule needs it. */
+export interface DeliveryTiming {
+  readonly sentAt: Date | null;
+  readonly status: string;
+}
+
+/** The timing reason an open or click at `at` is a machine's: at most `machineSeconds` after its mail was sent. */
+export function timingMachineReason(at: Date, delivery: DeliveryTiming, machineSeconds: number): MachineReason | null {
+  if (machineSeconds <= 0) return null;
+  // No sent_at yet: the mail is being sent right now (its outcome is recorded after the SMTP answer), so sooner still.
+  const soon =
+    delivery.sentAt === null
+      ? delivery.status === 'queued' || delivery.status === 'sending'
+      : at.getTime() <= delivery.sentAt.getTime() + machineSeconds * 1000;
+  return soon ? MachineReason.soonAfterDelivery : null;
+}
+
+/** A click as the scanner pattern sees it. */
+export interface ClickMoment {
   readonly linkId: number;
   readonly campaignId: number;
   readonly subscriberId: number;
   readonly at: Date;
+}
+
+export interface ScannableClick extends ClickMoment {
   machineReason: string | null;
 }
 
 /**
  * Flags the clicks of `batch` that have a click on another link of the same mail (campaign and subscriber) within
- * SCANNER_WINDOW_MS, looking at the batch and at `others` (clicks still waiting in the buffer). The partner click in
- * the batch is flagged too; one in `others` is flagged when its own turn comes, by this same test.
+ * SCANNER_WINDOW_MS, looking at the batch and at `others` (clicks still waiting in the buffer, or already stored).
+ * The partner click in the batch is flagged too; one in the buffer is flagged when its own turn comes, by this same
+ * test.
  */
-export function flagScannerBursts(batch: readonly ScannableClick[], others: readonly ScannableClick[]): void {
-  const byMail = new Map<string, ScannableClick[]>();
+export function flagScannerBursts(batch: readonly ScannableClick[], others: readonly ClickMoment[]): void {
+  const byMail = new Map<string, ClickMoment[]>();
   for (const click of [...batch, ...others]) {
     const key = `${click.campaignId}:${click.subscriberId}`;
     const group = byMail.get(key);

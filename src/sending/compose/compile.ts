@@ -1,11 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
-import { attachmentStorage } from '../../messaging/attachment-storage.js';
-import { listCampaignAttachments } from '../../messaging/attachment.repository.js';
-import { findCampaign, type CampaignRow } from '../../messaging/campaign.repository.js';
-import { scanTemplateHtml } from '../../messaging/template-html.js';
-import { findTemplate, imagesOf } from '../../messaging/template.repository.js';
+import { attachmentStorage, findCampaign, findTemplate, imagesOf, listCampaignAttachments, scanTemplateHtml, type CampaignRow } from '../../messaging/index.js';
 import { confirmationLink } from '../../subscription/subscriber-confirmation.js';
 import { unsubscribeUrl } from '../unsubscribe-token.js';
 import { attributeNames, firstListOf, upsertLinks } from './compose.repository.js';
