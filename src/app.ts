@@ -74,7 +74,10 @@ export interface BuildOptions {
   migrate?: boolean;
 }
 
-/** Builds the whole service: plugins and the four areas. What the server and the tests both start. */
+/**
+ * Builds the whole service: plugins, the public pages and the API areas (identity, subscription, segments, messaging,
+ * sending, tracking). What the server and the tests both start.
+ */
 export async function buildApp(options: BuildOptions): Promise<FastifyInstance> {
   const { config } = options;
   const app = Fastify({
@@ -148,7 +151,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(systemRoutes);
   // The admin console (web/) at /admin/, and / redirecting there.
   await registerConsole(app);
-  // Public subscriber-facing routes, also served without the prefix (DECISIONS.md).
+  // Public subscriber-facing routes, also served without the prefix (../shared/api/DECISIONS.md § Paths).
   await app.register(attachmentDownloadRoutes, { alias: true });
   await app.register(openPixelRoutes, { alias: true });
   await app.register(clickRoutes, { root: true });
@@ -157,7 +160,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(signupRoutes);
   await app.register(preferencesRoutes);
   await app.register(publicForwardRoutes);
-  // The four areas, registered explicitly so the route table stays greppable.
+  // The API areas, registered explicitly so the route table stays greppable.
   await app.register(
     async (api) => {
       await api.register(sessionRoutes);
@@ -165,7 +168,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(adminAttributeDefinitionRoutes);
       await api.register(adminAttributeValueRoutes);
       await api.register(passwordResetRoutes);
-      // subscription area
+      // subscription area (segments and the sign-up form embed sit with it)
       await api.register(listRoutes);
       await api.register(listMemberRoutes);
       await api.register(blacklistRoutes);

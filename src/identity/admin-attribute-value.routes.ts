@@ -15,7 +15,7 @@ const ValueParams = Type.Object({ adminId: IdParam, definitionId: IdParam });
 export const adminAttributeValueRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const guard = app.requireAuth('settings', 'You are not allowed to manage administrators.');
 
-  // Path entities answer 404 before the body is validated (DECISIONS.md order of checks).
+  // Path entities answer 404 before the body is validated (../shared/api/DECISIONS.md § Order of checks).
   const requireTarget = async (request: FastifyRequest) => {
     await service.requireValueTarget(app.ctx, rawPathId(request, 'adminId'), rawPathId(request, 'definitionId'));
   };

@@ -82,7 +82,7 @@ function toValue(admin: AdministratorRow, definition: repo.DefinitionRow, value:
 
 /**
  * The path entities of a value write, in phpList's order: the definition, then the administrator.
- * Runs before the body is validated (DECISIONS.md order of checks).
+ * Runs before the body is validated (../shared/api/DECISIONS.md § Order of checks).
  */
 export async function requireValueTarget(ctx: AppContext, adminId: number, definitionId: number) {
   const definition = await requireDefinition(ctx, definitionId);

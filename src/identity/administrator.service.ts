@@ -49,8 +49,9 @@ export async function createAdministrator(ctx: AppContext, body: CreateAdministr
 
 /**
  * Changes only what is sent: absent or null fields stay as they are, and only the privilege flags present in
- * `privileges` change (phpList resets the others; DECISIONS.md). A new password ends the administrator's other
- * sessions. Disabling (ours) ends all their sessions; nobody disables themself, nor the last enabled super user.
+ * `privileges` change (phpList resets the others; ../shared/api/DECISIONS.md § Authentication and authorization). A new
+ * password ends the administrator's other sessions. Disabling (ours) ends all their sessions; nobody disables themself,
+ * nor the last enabled super user.
  */
 export async function updateAdministrator(
   ctx: AppContext,

@@ -11,9 +11,9 @@ export type BootstrapResult =
 const ALL_PRIVILEGES = { subscribers: true, campaigns: true, statistics: true, settings: true };
 
 /**
- * First start (DECISIONS.md): with ADMIN_LOGIN/ADMIN_PASSWORD, that super user is created or its password reset;
- * without them, and with no administrator at all, a super user `admin` with a random password is created and the
- * caller prints the password once.
+ * First start (../shared/api/DECISIONS.md § Authentication and authorization): with ADMIN_LOGIN/ADMIN_PASSWORD, that
+ * super user is created or its password reset; without them, and with no administrator at all, a super user `admin`
+ * with a random password is created and the caller prints the password once.
  */
 export async function ensureFirstAdministrator(ctx: AppContext): Promise<BootstrapResult> {
   const { login, password, email } = ctx.config.admin;

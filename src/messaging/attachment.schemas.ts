@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Id, IdParam, Nullable } from '../shared/schemas.js';
 
-/** DECISIONS.md: the answer to an upload, and one item of a campaign's attachment list. */
+/** ../shared/api/DECISIONS.md § Resources: the answer to an upload, and one item of a campaign's attachment list. */
 export const Attachment = Type.Object({
   id: Id,
   filename: Type.String(),

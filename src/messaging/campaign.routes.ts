@@ -15,7 +15,7 @@ export const campaignRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const existsFirst = async (request: FastifyRequest) => {
     await service.requireCampaign(app.ctx, rawPathId(request, 'messageId'));
   };
-  // Everywhere else: authentication, then the campaign (DECISIONS.md order of checks).
+  // Everywhere else: authentication, then the campaign (../shared/api/DECISIONS.md § Order of checks).
   const existsAfterAuth = existsFirst;
 
   app.get(

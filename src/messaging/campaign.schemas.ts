@@ -61,7 +61,10 @@ const DateInput = Type.String({
 });
 const Minutes = Type.Integer({ minimum: 0, maximum: 5_256_000, description: 'Minutes' });
 
-/** phpList's CampaignBody groups (reference §5.12; DECISIONS.md). `metadata` is accepted and ignored. */
+/**
+ * phpList's CampaignBody groups (reference §5.12; ../shared/api/DECISIONS.md § Resources). `metadata` is accepted and
+ * ignored.
+ */
 export const CampaignBody = Type.Object(
   {
     template_id: Type.Optional(Nullable(Id)),

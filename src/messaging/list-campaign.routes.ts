@@ -20,7 +20,7 @@ export const ListCampaign = Type.Object({
   updated_at: DateTime,
 });
 
-/** Which lists a campaign goes to (reference §5.14), idempotent per DECISIONS.md. */
+/** Which lists a campaign goes to (reference §5.14), idempotent per ../shared/api/DECISIONS.md § Resources. */
 export const listCampaignRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const guard = app.requireAuth('campaigns', 'You are not allowed to manage campaigns.');
 

@@ -35,7 +35,10 @@ export async function campaignsOfList(ctx: AppContext, listId: number) {
   );
 }
 
-/** Campaign first, then list (reference §5.14). Linking an existing pair answers that link (DECISIONS.md). */
+/**
+ * Campaign first, then list (reference §5.14). Linking an existing pair answers that link (../shared/api/DECISIONS.md
+ * § Resources).
+ */
 export async function link(ctx: AppContext, campaignId: number, listId: number) {
   const campaign = await requireCampaign(ctx, campaignId);
   const list = await requireList(ctx, listId);

@@ -139,7 +139,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/templates/:templateId',
     {
       onRequest: guard,
-      // 404 comes before the body is read and validated (order of checks, DECISIONS.md).
+      // 404 comes before the body is read and validated (../shared/api/DECISIONS.md § Order of checks).
       preValidation: async (request) => {
         await service.requireTemplate(app.ctx, rawPathId(request, 'templateId'));
         await readForm(request);

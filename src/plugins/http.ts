@@ -144,8 +144,9 @@ export function routeNotFoundMessage(request: FastifyRequest): string {
 }
 
 /**
- * A path id read before validation (for hooks that must answer 404 before the body is checked, per the order
- * of checks in DECISIONS.md). Non-digits are an unknown route, as phpList's `\d+` requirement makes them.
+ * A path id read before validation (for hooks that must answer 404 before the body is checked, per the order of checks
+ * in ../shared/api/DECISIONS.md § Order of checks). Non-digits are an unknown route (docs/api.md § Transport), as
+ * phpList's `\d+` requirement makes them.
  */
 export function rawPathId(request: FastifyRequest, name: string): number {
   const value = (request.params as Record<string, string | undefined>)[name];

@@ -13,7 +13,7 @@ const tags = ['campaigns'];
 /** The console's editor aids (issue 12): a preview from the sender's composer, checks before sending, placeholders. */
 export const campaignPreviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const guard = app.requireAuth('campaigns', 'You are not allowed to manage campaigns.');
-  // Authentication, then the campaign, then the body (DECISIONS.md order of checks).
+  // Authentication, then the campaign, then the body (../shared/api/DECISIONS.md § Order of checks).
   const campaignFirst = async (request: FastifyRequest) => {
     await requireCampaign(app.ctx, rawPathId(request, 'messageId'));
   };

@@ -12,7 +12,7 @@ const tags = ['campaigns'];
 /** Sending a campaign and its delivery ledger. Authentication first, then the campaign (specification row 13). */
 export const campaignSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const guard = app.requireAuth('campaigns', 'You are not allowed to manage campaigns.');
-  // The campaign before the body or query is validated (DECISIONS.md order of checks).
+  // The campaign before the body or query is validated (../shared/api/DECISIONS.md § Order of checks).
   const campaignExists = async (request: FastifyRequest) => {
     await requireCampaign(app.ctx, rawPathId(request, 'messageId'));
   };

@@ -12,7 +12,7 @@ export const testSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/campaigns/:messageId/test-send',
     {
       onRequest: guard,
-      // Authentication, then the campaign, then the body (DECISIONS.md order of checks).
+      // Authentication, then the campaign, then the body (../shared/api/DECISIONS.md § Order of checks).
       preValidation: async (request) => {
         await requireCampaign(app.ctx, rawPathId(request, 'messageId'));
       },

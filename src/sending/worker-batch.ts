@@ -80,65 +80,17 @@ export async function runBatch(env: BatchEnv, campaignId: number): Promise<Batch
 /** `grant`: the global rate tokens the batch reserved; what it does not send goes back, so only messages sent count. */
 async function sendClaimed(env: BatchEnv, campaignId: number, claimed: ClaimedDelivery[], held: Set<number>, grant: Grant | null): Promise<BatchResult> {
   const { ctx, settings, workerId } = env;
-  let compiled: CompiledCampaign;
-  try {
-    compiled = await env.compiled(campaignId);
-  } catch (err) {
-    await ledger.releaseClaimed(ctx.db, [...held], workerId);
-    held.clear();
-    if (grant) await giveBack(ctx.db, grant, claimed.length);
-    // A database hiccup is retried by the loop; content that cannot be composed suspends the campaign, as phpList
-    // does when precaching fails (sending half-built mail would be worse).
-    if (!(err instanceof CompileError)) throw err;
-    const message = (err as Error).message;
-    await pauseCampaign(ctx, campaignId, `Suspended: the campaign could not be prepared for sending: ${message}`, 'content could not be prepared');
-    return { claimed: claimed.length, sent: 0, stopped: true };
-  }
+  const compiled = await compileOrSuspend(env, campaignId, claimed.length, held, grant);
+  if (!compiled) return { claimed: claimed.length, sent: 0, stopped: true };
 
-  const recipients = new Map((await loadRecipients(ctx, claimed.map((c) => c.subscriberId))).map((r) => [r.subscriberId, r]));
-  const listed = await blacklistedAmong(ctx.db, [...recipients.values()].map((r) => r.email));
-  const outcomes: Outcome[] = [];
-  const sendable: { delivery: ClaimedDelivery; recipient: RecipientData }[] = [];
-  for (const delivery of claimed) {
-    const recipient = recipients.get(delivery.subscriberId);
-    const reason = skipReason(recipient, listed);
-    if (reason) outcomes.push(settle(delivery, 'skipped', reason, delivery.attempts));
-    else sendable.push({ delivery, recipient: recipient! });
-  }
-
+  const { skipped, sendable } = await screenRecipients(ctx, claimed);
   const deferred = await overDomainLimits(env, sendable);
   const deferredIds = new Set(deferred.rows);
-  const unsent: number[] = [];
-  let run = env.failureRuns.get(campaignId) ?? 0;
-  let abort = false;
-  await Promise.all(
-    sendable
-      .filter((s) => !deferredIds.has(s.delivery.id))
-      .map(async ({ delivery, recipient }) => {
-        await env.slots.acquire();
-        try {
-          if (abort || env.isStopping()) {
-            unsent.push(delivery.id);
-            return;
-          }
-          const outcome = await sendOne(env, compiled, delivery, recipient);
-          outcomes.push(outcome);
-          if (outcome.status === 'sent') run = 0;
-          else if (++run >= settings.failurePause && settings.failurePause > 0) abort = true; // stop burning the list
-        } finally {
-          env.slots.release();
-        }
-      }),
-  );
+  const sending = await sendWithinSlots(env, campaignId, compiled, sendable.filter((s) => !deferredIds.has(s.delivery.id)));
+  const outcomes = [...skipped, ...sending.outcomes];
+  const unsent = sending.unsent;
 
-  let tail = 0;
-  let hadSuccess = false;
-  for (const o of outcomes) {
-    if (o.status === 'sent') {
-      tail = 0;
-      hadSuccess = true;
-    } else if (o.status !== 'skipped') tail++;
-  }
+  const { tail, hadSuccess } = failureTail(outcomes);
   const recorded = await withOneRetry(() => ledger.recordOutcomes(ctx.db, campaignId, workerId, outcomes, tail, hadSuccess));
   await ledger.releaseClaimed(ctx.db, unsent, workerId);
   await ledger.releaseClaimed(ctx.db, deferred.rows, workerId, deferred.until);
@@ -148,18 +100,122 @@ async function sendClaimed(env: BatchEnv, campaignId: number, claimed: ClaimedDe
   env.failureRuns.set(campaignId, recorded.consecutiveFailures);
 
   if (settings.failurePause > 0 && recorded.consecutiveFailures >= settings.failurePause) {
-    const last = [...outcomes].reverse().find((o) => o.status === 'failed' || o.status === 'queued');
-    const code = /^\d{3}(?:[ -]\d\.\d{1,3}\.\d{1,3})?/.exec(last?.response ?? '')?.[0] ?? 'no reply code';
-    await pauseCampaign(
-      ctx,
-      campaignId,
-      `Suspended after ${recorded.consecutiveFailures} consecutive failed deliveries; the last answer was: ${last?.response ?? 'none'}`,
-      `${recorded.consecutiveFailures} consecutive failed deliveries (last: ${code})`,
-    );
+    await suspendForFailures(ctx, campaignId, outcomes, recorded.consecutiveFailures);
     return { claimed: claimed.length, sent: recorded.sent, stopped: true };
   }
   ctx.log.debug({ campaignId, ...recorded, released: unsent.length + deferred.rows.length }, 'batch recorded');
   return { claimed: claimed.length, sent: recorded.sent };
+}
+
+/**
+ * The compiled campaign. When compiling fails the claimed rows go back to the queue and the global rate tokens are
+ * returned first; then content that cannot be compiled suspends the campaign (null), any other error is thrown.
+ */
+async function compileOrSuspend(
+  env: BatchEnv,
+  campaignId: number,
+  claimedCount: number,
+  held: Set<number>,
+  grant: Grant | null,
+): Promise<CompiledCampaign | null> {
+  const { ctx, workerId } = env;
+  try {
+    return await env.compiled(campaignId);
+  } catch (err) {
+    await ledger.releaseClaimed(ctx.db, [...held], workerId);
+    held.clear();
+    if (grant) await giveBack(ctx.db, grant, claimedCount);
+    // A database hiccup is retried by the loop; content that cannot be composed suspends the campaign, as phpList
+    // does when precaching fails (sending half-built mail would be worse).
+    if (!(err instanceof CompileError)) throw err;
+    const message = (err as Error).message;
+    await pauseCampaign(ctx, campaignId, `Suspended: the campaign could not be prepared for sending: ${message}`, 'content could not be prepared');
+    return null;
+  }
+}
+
+interface Sendable {
+  readonly delivery: ClaimedDelivery;
+  readonly recipient: RecipientData;
+}
+
+/**
+ * The claimed deliveries split into those that may be sent and those settled as skipped (with the reason), judged
+ * on the subscriber as they are now, not as at submission: loaded in one query, the blacklist checked in another.
+ */
+async function screenRecipients(ctx: AppContext, claimed: ClaimedDelivery[]): Promise<{ skipped: Outcome[]; sendable: Sendable[] }> {
+  const recipients = new Map((await loadRecipients(ctx, claimed.map((c) => c.subscriberId))).map((r) => [r.subscriberId, r]));
+  const listed = await blacklistedAmong(ctx.db, [...recipients.values()].map((r) => r.email));
+  const skipped: Outcome[] = [];
+  const sendable: Sendable[] = [];
+  for (const delivery of claimed) {
+    const recipient = recipients.get(delivery.subscriberId);
+    const reason = skipReason(recipient, listed);
+    if (reason) skipped.push(settle(delivery, 'skipped', reason, delivery.attempts));
+    else sendable.push({ delivery, recipient: recipient! });
+  }
+  return { skipped, sendable };
+}
+
+/**
+ * Sends each row once a worker-wide slot is free, outcomes in the order they finish. Rows whose turn comes while the
+ * worker is stopping, or after this campaign's run of failures reached the pause threshold (no use burning the rest
+ * of the list), are not tried: they come back in `unsent`.
+ */
+async function sendWithinSlots(
+  env: BatchEnv,
+  campaignId: number,
+  compiled: CompiledCampaign,
+  rows: readonly Sendable[],
+): Promise<{ outcomes: Outcome[]; unsent: number[] }> {
+  const { failurePause } = env.settings;
+  const outcomes: Outcome[] = [];
+  const unsent: number[] = [];
+  let run = env.failureRuns.get(campaignId) ?? 0;
+  let abort = false;
+  await Promise.all(
+    rows.map(async ({ delivery, recipient }) => {
+      await env.slots.acquire();
+      try {
+        if (abort || env.isStopping()) {
+          unsent.push(delivery.id);
+          return;
+        }
+        const outcome = await sendOne(env, compiled, delivery, recipient);
+        outcomes.push(outcome);
+        if (outcome.status === 'sent') run = 0;
+        else if (++run >= failurePause && failurePause > 0) abort = true; // stop burning the list
+      } finally {
+        env.slots.release();
+      }
+    }),
+  );
+  return { outcomes, unsent };
+}
+
+/** The failures after the batch's last success (skips count neither way), as `recordOutcomes` takes them. */
+function failureTail(outcomes: readonly Outcome[]): { tail: number; hadSuccess: boolean } {
+  let tail = 0;
+  let hadSuccess = false;
+  for (const o of outcomes) {
+    if (o.status === 'sent') {
+      tail = 0;
+      hadSuccess = true;
+    } else if (o.status !== 'skipped') tail++;
+  }
+  return { tail, hadSuccess };
+}
+
+/** Suspends the campaign after a run of failures, naming the last answer (and its reply code) so the cause is seen. */
+async function suspendForFailures(ctx: AppContext, campaignId: number, outcomes: readonly Outcome[], failures: number): Promise<void> {
+  const last = [...outcomes].reverse().find((o) => o.status === 'failed' || o.status === 'queued');
+  const code = /^\d{3}(?:[ -]\d\.\d{1,3}\.\d{1,3})?/.exec(last?.response ?? '')?.[0] ?? 'no reply code';
+  await pauseCampaign(
+    ctx,
+    campaignId,
+    `Suspended after ${failures} consecutive failed deliveries; the last answer was: ${last?.response ?? 'none'}`,
+    `${failures} consecutive failed deliveries (last: ${code})`,
+  );
 }
 
 function skipReason(recipient: RecipientData | undefined, listed: Set<string>): string | null {
@@ -204,7 +260,7 @@ function settle(delivery: ClaimedDelivery, status: Outcome['status'], response: 
  */
 async function overDomainLimits(
   env: BatchEnv,
-  sendable: readonly { delivery: ClaimedDelivery; recipient: RecipientData }[],
+  sendable: readonly Sendable[],
 ): Promise<{ rows: number[]; until: Date | null }> {
   const { domainRate, domainWindowSeconds } = env.settings;
   if (domainRate <= 0 || sendable.length === 0) return { rows: [], until: null };

@@ -6,9 +6,9 @@ import type { FastifySchemaCompiler } from 'fastify';
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 /*
- * Two validators. Bodies are JSON and must carry the right JSON types: a string where a boolean belongs is a
- * 422 on that field, never coerced (DECISIONS.md). Query strings and path parameters are text by nature,
- * so they are coerced to the declared types.
+ * Two validators. Bodies are JSON and must carry the right JSON types: a string where a boolean belongs is a 422 on
+ * that field, never coerced (../shared/api/DECISIONS.md § Errors). Query strings and path parameters are text by
+ * nature, so they are coerced to the declared types.
  */
 function createAjv(options: Options): Ajv {
   const ajv = new Ajv({

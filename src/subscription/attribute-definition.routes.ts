@@ -7,7 +7,10 @@ import * as service from './attribute.service.js';
 
 const tags = ['subscriber attributes'];
 
-/** Subscriber attribute definitions: the `settings` privilege (DECISIONS.md lists attribute definitions there). */
+/**
+ * Subscriber attribute definitions: the `settings` privilege (../shared/api/DECISIONS.md § Authentication and
+ * authorization lists attribute definitions there).
+ */
 export const attributeDefinitionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const guard = app.requireAuth('settings', 'You are not allowed to manage attribute definitions.');
 

@@ -13,7 +13,7 @@ const tags = ['subscriber attributes'];
 export const attributeValueRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const guard = app.requireAuth('subscribers', 'You are not allowed to manage subscribers.');
 
-  // Path entities answer 404 before the body is validated (DECISIONS.md order of checks).
+  // Path entities answer 404 before the body is validated (../shared/api/DECISIONS.md § Order of checks).
   const requireTarget = async (request: FastifyRequest) => {
     await service.requireValueTarget(app.ctx, rawPathId(request, 'subscriberId'), rawPathId(request, 'definitionId'));
   };

@@ -5,9 +5,9 @@ import * as repo from './blacklist.repository.js';
 import type { AddToBlacklistBody, BlacklistCheck, BlacklistEntry, BlacklistListQuery } from './blacklist.schemas.js';
 
 /*
- * One blacklist (DECISIONS.md): the blacklist table and the subscribers' `blacklisted` flag move together.
- * An address counts as blacklisted when either says so, so a flag set elsewhere (subscriber update, bounces)
- * is honoured too.
+ * One blacklist (../shared/api/DECISIONS.md § Resources): the blacklist table and the subscribers' `blacklisted` flag
+ * move together. An address counts as blacklisted when either says so, so a flag set elsewhere (subscriber update,
+ * bounces) is honoured too.
  */
 
 function toEntry(row: repo.BlacklistRow): BlacklistEntry {

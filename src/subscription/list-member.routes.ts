@@ -16,7 +16,7 @@ const tags = ['list members'];
 
 export const listMemberRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const guard = app.requireAuth('subscribers', LISTS_DENIED);
-  // 404 and ownership come before the body or query is validated (order of checks, DECISIONS.md).
+  // 404 and ownership come before the body or query is validated (../shared/api/DECISIONS.md § Order of checks).
   const ownedListFirst = async (request: Parameters<typeof callerOf>[0]) => {
     await requireOwnedList(app.ctx, rawPathId(request, 'listId'), callerOf(request).id);
   };

@@ -70,7 +70,10 @@ export async function updateList(
   return row;
 }
 
-/** Deletes a list; its subscriptions go with it (foreign-key cascade), its subscribers stay. */
+/**
+ * Deletes a list; its subscriptions go with it (the statement-level cascade trigger of
+ * routines/012_subscriber_children.sql, not a foreign key), its subscribers stay.
+ */
 export async function deleteList(db: Executor, id: number): Promise<boolean> {
   const rows = await db.delete(lists).where(eq(lists.id, id)).returning({ id: lists.id });
   return rows.length > 0;

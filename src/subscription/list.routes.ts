@@ -65,7 +65,7 @@ export const listRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/lists/:listId',
     {
       onRequest: guard,
-      // 404 and ownership come before the body is validated (order of checks, DECISIONS.md).
+      // 404 and ownership come before the body is validated (../shared/api/DECISIONS.md § Order of checks).
       preValidation: async (request) => {
         await service.requireOwnedList(app.ctx, rawPathId(request, 'listId'), callerOf(request).id);
       },

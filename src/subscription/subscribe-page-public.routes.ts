@@ -26,7 +26,7 @@ const Html = Type.String({ description: 'A small HTML page' });
  * because attribute names are the administrators' words, not field names; `listId` is read as `list_id`.
  */
 export const subscribePagePublicRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  // An inactive or unknown page is 404 before the body is looked at (order of checks, DECISIONS.md).
+  // An inactive or unknown page is 404 before the body is looked at (../shared/api/DECISIONS.md § Order of checks).
   const livePageFirst = async (request: Parameters<typeof rawPathId>[0]) => {
     await service.requireLivePage(app.ctx, rawPathId(request, 'pageId'));
   };

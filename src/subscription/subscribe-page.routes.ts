@@ -23,7 +23,7 @@ export const subscribePageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const canDelete = app.requireAuth('subscribers', 'You are not allowed to delete subscribe pages.');
   const canViewData = app.requireAuth('subscribers', 'You are not allowed to view subscribe page data.');
   const canUpdateData = app.requireAuth('subscribers', 'You are not allowed to update subscribe page data.');
-  // 404 comes before the body is validated (order of checks, DECISIONS.md).
+  // 404 comes before the body is validated (../shared/api/DECISIONS.md § Order of checks).
   const pageFirst = async (request: Parameters<typeof rawPathId>[0]) => {
     await service.requirePage(app.ctx, rawPathId(request, 'pageId'));
   };

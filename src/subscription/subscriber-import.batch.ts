@@ -58,6 +58,31 @@ function markConfirmed(row: ImportRow): ImportRow {
 }
 
 /**
+ * Everything one batch writes, gathered row by row and then written with one statement per table: the rows are
+ * judged in TypeScript, the database sees a handful of array-parameter statements however large the batch.
+ */
+interface BatchWrites {
+  readonly updates: repo.SubscriberUpdates;
+  readonly history: { ids: number[]; details: string[] };
+  readonly attributes: { ids: number[]; definitions: number[]; values: (string | null)[] };
+  readonly toSubscribe: number[];
+  /** Subscribers that stay unconfirmed after this batch and may be mailed when newly subscribed. */
+  readonly mailable: Set<number>;
+  readonly blacklistEmails: string[];
+}
+
+function emptyWrites(): BatchWrites {
+  return {
+    updates: { id: [], email: [], confirmed: [], blacklisted: [], htmlEmail: [], disabled: [], extraData: [], foreignKey: [] },
+    history: { ids: [], details: [] },
+    attributes: { ids: [], definitions: [], values: [] },
+    toSubscribe: [],
+    mailable: new Set(),
+    blacklistEmails: [],
+  };
+}
+
+/**
  * Writes one batch. Without foreign keys the new rows are inserted first (ON CONFLICT DO NOTHING) and only the
  * rows that were not new are looked up: a fresh import costs no lookup at all. With foreign keys every row is
  * looked up first, since a row matching by key must not be inserted.
@@ -76,35 +101,18 @@ export async function writeBatch(tx: Executor, given: ImportRow[], options: Batc
     pending = rows.filter((r) => !created.has(r.email));
   }
   const existing = pending.length > 0 ? await repo.findExisting(tx, pending.map((r) => r.email), foreignKeys) : [];
-  const byEmail = new Map(existing.map((s) => [s.email.toLowerCase(), s]));
-  const byForeignKey = new Map(existing.filter((s) => s.foreign_key !== null).map((s) => [s.foreign_key!, s]));
+  const targetOf = targetFinder(existing);
 
+  const writes = emptyWrites();
   const toCreate: ImportRow[] = [];
-  const updates: repo.SubscriberUpdates = { id: [], email: [], confirmed: [], blacklisted: [], htmlEmail: [], disabled: [], extraData: [], foreignKey: [] };
-  const history = { ids: [] as number[], details: [] as string[] };
-  const attributes = { ids: [] as number[], definitions: [] as number[], values: [] as (string | null)[] };
-  const toSubscribe: number[] = [];
-  /** Subscribers that stay unconfirmed after this batch and may be mailed when newly subscribed. */
-  const mailable = new Set<number>();
-  const blacklistEmails: string[] = [];
   const targeted = new Set<number>();
   const later: ImportRow[] = [];
-  const addAttributes = (id: number, row: ImportRow) => {
-    for (const a of row.attributes) {
-      attributes.ids.push(id);
-      attributes.definitions.push(a.definitionId);
-      attributes.values.push(a.value);
-    }
-  };
-
   for (const row of pending) {
-    const sameEmail = byEmail.get(row.email);
-    const sameKey = row.foreignKey !== undefined ? byForeignKey.get(row.foreignKey) : undefined;
-    if (sameEmail && sameKey && sameEmail.id !== sameKey.id) {
+    const target = targetOf(row);
+    if (target === 'conflict') {
       tally.reject(`Line ${row.line}: Conflict: email and foreign key refer to different subscribers.`);
       continue;
     }
-    const target = sameKey ?? sameEmail;
     if (!target) {
       if (barred.has(row.email)) tally.reject(`Line ${row.line}: ${row.email} is blacklisted; not imported.`);
       else if (foreignKeys.length > 0) toCreate.push(row);
@@ -118,81 +126,160 @@ export async function writeBatch(tx: Executor, given: ImportRow[], options: Batc
       continue;
     }
     targeted.add(target.id);
-    const blocked = target.blacklisted || barred.has(target.email.toLowerCase()) || barred.has(row.email) || row.flags.blacklisted === true;
-    if (options.listId !== null && !blocked) toSubscribe.push(target.id);
-    if (!options.updateExisting) {
-      if (!target.confirmed) mailable.add(target.id);
-      tally.reject(null);
-      continue;
-    }
-    const lines: string[] = [];
-    const emailChanged = row.email !== target.email.toLowerCase();
-    if (emailChanged) lines.push('email *changed*');
-    const [confirmed, blacklisted, htmlEmail, disabled] = FLAG_FIELDS.map(([flag, field]) => {
-      let value = row.flags[flag];
-      if (value === undefined) return null;
-      if (flag === 'blacklisted' && !value) value = target.blacklisted; // an import never lifts a blacklisting
-      if (value !== target[field]) lines.push(`${field} = ${String(value)} *changed* from ${String(target[field])}`);
-      return value;
-    });
-    if (row.extraData !== undefined && row.extraData !== (target.extra_data ?? '')) lines.push('extra_data *changed*');
-    if (row.foreignKey !== undefined && row.foreignKey !== target.foreign_key) lines.push('foreign_key *changed*');
-    if (row.attributeNames.length > 0) lines.push(`attributes set: ${row.attributeNames.join(', ')}`);
-    updates.id.push(target.id);
-    updates.email.push(emailChanged ? row.email : null);
-    updates.confirmed.push(confirmed ?? null);
-    updates.blacklisted.push(blacklisted ?? null);
-    updates.htmlEmail.push(htmlEmail ?? null);
-    updates.disabled.push(disabled ?? null);
-    updates.extraData.push(row.extraData ?? null);
-    updates.foreignKey.push(row.foreignKey ?? null);
-    if (!(confirmed ?? target.confirmed)) {
-      tally.unconfirmed++;
-      if (!row.invalidEmail) mailable.add(target.id);
-    }
-    if (blacklisted && !target.blacklisted) blacklistEmails.push(row.email);
-    addAttributes(target.id, row);
-    history.ids.push(target.id);
-    history.details.push(lines.length > 0 ? lines.join('\n') : 'No user details changed');
-    tally.updated++;
+    planExisting(row, target, barred, options, writes, tally);
   }
 
   if (toCreate.length > 0) {
     created = await repo.insertSubscribers(tx, newColumns(toCreate));
     createdRows = toCreate;
   }
-  for (const row of createdRows) {
+  planCreated(createdRows, created, foreignKeys.length > 0, options, writes, tally);
+  await writePlanned(tx, writes, options, tally);
+  if (later.length > 0) await writeBatch(tx, later, options, tally);
+}
+
+/**
+ * The existing subscriber a row reaches: by foreign key first, else by address; 'conflict' when its address and its
+ * foreign key name two different subscribers (the row is rejected).
+ */
+function targetFinder(existing: repo.ExistingSubscriber[]): (row: ImportRow) => repo.ExistingSubscriber | 'conflict' | undefined {
+  const byEmail = new Map(existing.map((s) => [s.email.toLowerCase(), s]));
+  const byForeignKey = new Map(existing.filter((s) => s.foreign_key !== null).map((s) => [s.foreign_key!, s]));
+  return (row) => {
+    const sameEmail = byEmail.get(row.email);
+    const sameKey = row.foreignKey !== undefined ? byForeignKey.get(row.foreignKey) : undefined;
+    if (sameEmail && sameKey && sameEmail.id !== sameKey.id) return 'conflict';
+    return sameKey ?? sameEmail;
+  };
+}
+
+/**
+ * A row that reached an existing subscriber: subscribed to the list unless the subscriber is or becomes blacklisted;
+ * then either skipped silently (no `update_existing`) or its changes queued with one history entry naming each.
+ */
+function planExisting(
+  row: ImportRow,
+  target: repo.ExistingSubscriber,
+  barred: Set<string>,
+  options: BatchOptions,
+  writes: BatchWrites,
+  tally: BatchTally,
+): void {
+  const blocked = target.blacklisted || barred.has(target.email.toLowerCase()) || barred.has(row.email) || row.flags.blacklisted === true;
+  if (options.listId !== null && !blocked) writes.toSubscribe.push(target.id);
+  if (!options.updateExisting) {
+    if (!target.confirmed) writes.mailable.add(target.id);
+    tally.reject(null);
+    return;
+  }
+  const { emailChanged, flags, lines } = changesTo(target, row);
+  const { updates } = writes;
+  updates.id.push(target.id);
+  updates.email.push(emailChanged ? row.email : null);
+  updates.confirmed.push(flags.confirmed);
+  updates.blacklisted.push(flags.blacklisted);
+  updates.htmlEmail.push(flags.htmlEmail);
+  updates.disabled.push(flags.disabled);
+  updates.extraData.push(row.extraData ?? null);
+  updates.foreignKey.push(row.foreignKey ?? null);
+  if (!(flags.confirmed ?? target.confirmed)) {
+    tally.unconfirmed++;
+    if (!row.invalidEmail) writes.mailable.add(target.id);
+  }
+  if (flags.blacklisted && !target.blacklisted) writes.blacklistEmails.push(row.email);
+  addAttributes(writes, target.id, row);
+  writes.history.ids.push(target.id);
+  writes.history.details.push(lines.length > 0 ? lines.join('\n') : 'No user details changed');
+  tally.updated++;
+}
+
+/**
+ * What a row changes on the subscriber it reached: the flags to set (null: the row does not say, the stored value
+ * stays) and the history lines: `field = new *changed* from old` for a flag; the address, extra data and foreign
+ * key are named without their values.
+ */
+function changesTo(
+  target: repo.ExistingSubscriber,
+  row: ImportRow,
+): { emailChanged: boolean; flags: Record<Flag, boolean | null>; lines: string[] } {
+  const lines: string[] = [];
+  const emailChanged = row.email !== target.email.toLowerCase();
+  if (emailChanged) lines.push('email *changed*');
+  const [confirmed, blacklisted, htmlEmail, disabled] = FLAG_FIELDS.map(([flag, field]) => {
+    let value = row.flags[flag];
+    if (value === undefined) return null;
+    if (flag === 'blacklisted' && !value) value = target.blacklisted; // an import never lifts a blacklisting
+    if (value !== target[field]) lines.push(`${field} = ${String(value)} *changed* from ${String(target[field])}`);
+    return value;
+  });
+  if (row.extraData !== undefined && row.extraData !== (target.extra_data ?? '')) lines.push('extra_data *changed*');
+  if (row.foreignKey !== undefined && row.foreignKey !== target.foreign_key) lines.push('foreign_key *changed*');
+  if (row.attributeNames.length > 0) lines.push(`attributes set: ${row.attributeNames.join(', ')}`);
+  return {
+    emailChanged,
+    flags: { confirmed: confirmed ?? null, blacklisted: blacklisted ?? null, htmlEmail: htmlEmail ?? null, disabled: disabled ?? null },
+    lines,
+  };
+}
+
+/**
+ * The rows inserted as new subscribers: counted, subscribed unless blacklisted, their attributes and a history
+ * entry queued. A row whose address someone else inserted between the lookup and the insert was looked up first
+ * (`lookedUpFirst`) and is rejected; on the insert-first path it was already handled as an existing subscriber.
+ */
+function planCreated(
+  rows: ImportRow[],
+  created: Map<string, number>,
+  lookedUpFirst: boolean,
+  options: BatchOptions,
+  writes: BatchWrites,
+  tally: BatchTally,
+): void {
+  for (const row of rows) {
     const id = created.get(row.email);
     if (id === undefined) {
-      if (foreignKeys.length > 0) tally.reject(`Line ${row.line}: ${row.email} was added by someone else meanwhile; not imported.`);
+      if (lookedUpFirst) tally.reject(`Line ${row.line}: ${row.email} was added by someone else meanwhile; not imported.`);
       continue;
     }
     tally.imported++;
     if (!row.flags.confirmed) {
       tally.unconfirmed++;
-      if (!row.invalidEmail) mailable.add(id);
+      if (!row.invalidEmail) writes.mailable.add(id);
     }
-    if (row.flags.blacklisted) blacklistEmails.push(row.email);
-    else if (options.listId !== null) toSubscribe.push(id);
-    addAttributes(id, row);
-    history.ids.push(id);
-    history.details.push(
+    if (row.flags.blacklisted) writes.blacklistEmails.push(row.email);
+    else if (options.listId !== null) writes.toSubscribe.push(id);
+    addAttributes(writes, id, row);
+    writes.history.ids.push(id);
+    writes.history.details.push(
       row.attributeNames.length > 0 ? `Created by import\nattributes set: ${row.attributeNames.join(', ')}` : 'Created by import',
     );
   }
+}
 
-  await repo.updateSubscribers(tx, updates);
-  await repo.insertBlacklistEntries(tx, blacklistEmails, options.adminId);
-  await repo.upsertAttributeValues(tx, attributes.ids, attributes.definitions, attributes.values);
+function addAttributes(writes: BatchWrites, id: number, row: ImportRow): void {
+  for (const a of row.attributes) {
+    writes.attributes.ids.push(id);
+    writes.attributes.definitions.push(a.definitionId);
+    writes.attributes.values.push(a.value);
+  }
+}
+
+/**
+ * One statement per table. `subscribe` answers only the subscriptions it created, so a confirmation request goes to
+ * subscribers newly on the list (and left unconfirmed), never again to one already on it.
+ */
+async function writePlanned(tx: Executor, writes: BatchWrites, options: BatchOptions, tally: BatchTally): Promise<void> {
+  await repo.updateSubscribers(tx, writes.updates);
+  await repo.insertBlacklistEntries(tx, writes.blacklistEmails, options.adminId);
+  await repo.upsertAttributeValues(tx, writes.attributes.ids, writes.attributes.definitions, writes.attributes.values);
   if (options.listId !== null) {
-    const added = await repo.subscribe(tx, options.listId, toSubscribe);
-    if (options.sendConfirmation) for (const id of added) if (mailable.has(id)) tally.mail.push(id);
+    const added = await repo.subscribe(tx, options.listId, writes.toSubscribe);
+    if (options.sendConfirmation) for (const id of added) if (writes.mailable.has(id)) tally.mail.push(id);
   }
   const agent = options.origin.userAgent;
-  await repo.insertHistory(tx, history.ids, history.details, {
+  await repo.insertHistory(tx, writes.history.ids, writes.history.details, {
     summary: `Import by ${options.login}`,
     ip: options.origin.ip,
     systemInfo: agent ? `User-Agent: ${agent.slice(0, 255)}` : null,
   });
-  if (later.length > 0) await writeBatch(tx, later, options, tally);
 }

@@ -97,7 +97,10 @@ export async function updateSubscribers(db: Executor, c: SubscriberUpdates): Pro
     where s.id = v.id`);
 }
 
-/** Blacklist entries for addresses an import row blacklisted (one store, DECISIONS.md); existing ones stay. */
+/**
+ * Blacklist entries for addresses an import row blacklisted (one store, ../shared/api/DECISIONS.md § Resources);
+ * existing ones stay.
+ */
 export async function insertBlacklistEntries(db: Executor, emails: string[], addedBy: number): Promise<void> {
   if (emails.length === 0) return;
   await db.execute(sql`

@@ -110,7 +110,12 @@ export async function updateSubscriber(
   return row;
 }
 
-/** Deletes the subscriber; subscriptions, attribute values and history go with it (foreign-key cascades). */
+/**
+ * Deletes the subscriber; subscriptions, attribute values and history go with it, and so do its deliveries, opens and
+ * clicks: not by foreign keys (imports and the event flush write too many rows for per-row checks) but by the
+ * statement-level cascade triggers of routines/012_subscriber_children.sql, 021_delivery_parents.sql and
+ * 030_tracking_events.sql.
+ */
 export async function deleteSubscriber(db: Executor, id: number): Promise<boolean> {
   const rows = await db.delete(subscribers).where(eq(subscribers.id, id)).returning({ id: subscribers.id });
   return rows.length > 0;

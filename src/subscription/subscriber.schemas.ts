@@ -87,7 +87,9 @@ export const CreateSubscriberBody = Type.Object(
 );
 export type CreateSubscriberBody = Static<typeof CreateSubscriberBody>;
 
-/** DECISIONS.md: `email` required; the flags are optional and unchanged when absent (or null). */
+/**
+ * ../shared/api/DECISIONS.md § Resources: `email` required; the flags are optional and unchanged when absent (or null).
+ */
 export const UpdateSubscriberBody = Type.Object(
   {
     email: Email,

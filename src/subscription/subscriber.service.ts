@@ -118,8 +118,9 @@ const FLAGS: [Flag, 'confirmed' | 'blacklisted' | 'html_email' | 'disabled'][] =
 ];
 
 /**
- * Updates the e-mail address and the flags that are sent (DECISIONS.md). The history entry names each changed
- * field; flags with their old and new values, the address without them (it is personal data).
+ * Updates the e-mail address and the flags that are sent (../shared/api/DECISIONS.md § Resources, Subscriber `PUT`).
+ * The history entry names each changed field; flags with their old and new values, the address without them (it is
+ * personal data).
  */
 export async function updateSubscriber(
   ctx: AppContext,
@@ -149,7 +150,7 @@ export async function updateSubscriber(
   try {
     row = await ctx.db.transaction(async (tx) => {
       const updated = await repo.updateSubscriber(tx, id, changes);
-      // The blacklist is one store (DECISIONS.md): the flag and the entry change together.
+      // The blacklist is one store (../shared/api/DECISIONS.md § Resources): the flag and the entry change together.
       if (updated && changes.blacklisted === true) {
         await blacklistRepo.upsertEntry(tx, { email: updated.email, reason: 'Blacklisted by an administrator', addedBy: adminId });
       } else if (updated && changes.blacklisted === false) {

@@ -9,9 +9,9 @@ const LIMITED_PAGE =
   '<!doctype html><title>Too many requests</title><h1>Too many requests from your network.</h1><p>Please try the link again in a moment.</p>';
 
 /**
- * Click tracking (DECISIONS.md): `GET /lt/{token}` at the root — what campaign mail carries — and
- * `GET /api/v2/link-track?id={token}` — what phpList writes (reference §7.4). Both 302 to the link's URL and record
- * the click; an unknown token is a 404 page, never a 500. Registered once per prefix: `root` picks the path.
+ * Click tracking (../shared/api/DECISIONS.md § Paths): `GET /lt/{token}` at the root — what campaign mail carries — and
+ * `GET /api/v2/link-track?id={token}` — what phpList writes (reference §7.4). Both 302 to the link's URL and record the
+ * click; an unknown token is a 404 page, never a 500. Registered once per prefix: `root` picks the path.
  */
 export const clickRoutes: FastifyPluginAsyncTypebox<{ root?: boolean }> = async (app, options) => {
   const follow = async (request: FastifyRequest, reply: FastifyReply, token: string | undefined) => {

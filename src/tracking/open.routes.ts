@@ -5,9 +5,9 @@ import { PIXEL, PIXEL_HEADERS, recordOpen } from './open.service.js';
 import { firstValue, requestDetails } from './request-details.js';
 
 /**
- * `GET /t/open.gif?u=…&m=…` (specification row 19), public. Registered under `/api/v2` and, as the same handler,
- * at the root (DECISIONS.md). The open is queued before the answer is sent, so an answered open is never lost to a
- * graceful stop; writing it is the event buffer's business, off the request path.
+ * `GET /t/open.gif?u=…&m=…` (specification row 19), public. Registered under `/api/v2` and, as the same handler, at the
+ * root (../shared/api/DECISIONS.md § Paths). The open is queued before the answer is sent, so an answered open is never
+ * lost to a graceful stop; writing it is the event buffer's business, off the request path.
  */
 export const openPixelRoutes: FastifyPluginAsyncTypebox<{ alias?: boolean }> = async (app, options) => {
   const limiters = trackingLimiters(app.ctx);

@@ -16,7 +16,7 @@ export function useAuth(): Auth {
   return auth;
 }
 
-/** Super users have every privilege (DECISIONS.md). */
+/** Super users have every privilege (../shared/api/DECISIONS.md § Authentication and authorization). */
 export function can(admin: Administrator, privilege: Privilege | 'super'): boolean {
   if (admin.super_user) return true;
   return privilege === 'super' ? false : admin.privileges[privilege];

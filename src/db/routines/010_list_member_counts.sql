@@ -3,7 +3,8 @@
 -- table, instead of 5,000 times. Deltas go to one of 16 shards per list, chosen by the writing backend, so concurrent
 -- imports into the same list rarely wait on each other's row lock; a count is the sum of a list's shards.
 -- Rows of a list being deleted are not counted back in: the list's counter rows go with it (foreign-key cascade),
--- and the EXISTS keeps the cascaded delete of its subscriptions from writing new ones.
+-- and the EXISTS keeps the delete of its subscriptions (012_subscriber_children.sql's cascade trigger, which runs
+-- after the list row is gone) from writing new ones.
 
 CREATE OR REPLACE FUNCTION list_member_counts_add() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

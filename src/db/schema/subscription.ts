@@ -3,7 +3,7 @@ import { bigint, boolean, index, integer, pgTable, primaryKey, serial, text, tim
 import { administrators } from './identity.js';
 
 /*
- * The subscription area's core tables, laid down with the foundation because the messaging and statistics areas
+ * The subscription area's core tables, laid down with the foundation because the messaging, sending and tracking areas
  * reference them. The subscription issue extends them (attributes, history, blacklist, subscribe pages).
  */
 
@@ -71,8 +71,9 @@ export const subscriptions = pgTable(
 );
 
 /**
- * The blacklist: addresses that must never be mailed, whether or not a subscriber has them. Kept in step with
- * the subscribers' `blacklisted` flag (DECISIONS.md: one store; adding flags, removing clears both).
+ * The blacklist: addresses that must never be mailed, whether or not a subscriber has them. Kept in step with the
+ * subscribers' `blacklisted` flag (../shared/api/DECISIONS.md § Resources: one store; adding flags, removing clears
+ * both).
  */
 export const blacklist = pgTable(
   'blacklist',

@@ -153,6 +153,67 @@ export async function compileCampaign(
   const attributes = new Set((await attributeNames(ctx.db)).map(normaliseName));
   const list = await firstListOf(ctx.db, campaignId);
 
+  const { html, text, inline, linkIds } = await composeBodies(ctx, campaign, template, host, options);
+  const subject = `${options.test ? '(test) ' : ''}${campaign.subject}`;
+  const resolve = placeholderResolver({ campaignId, subject, host, forwardedBy: forward?.by, attributes });
+  const from = parseMailbox(campaign.fromField.trim() || ctx.config.mailFrom);
+  const boundary = `=_mr${campaignId}_${randomBytes(6).toString('hex')}`;
+  const boundaries = { mixed: `${boundary}_m`, related: `${boundary}_r`, alternative: `${boundary}_a` };
+  const secret = ctx.secrets.linkToken;
+  const signUnsubscribe = unsubscribeTokenSigner(secret, campaignId);
+
+  return new CampaignRenderer({
+    campaignId,
+    host,
+    // BOUNCE_ADDRESS: bounces go where they are read, not to the From address.
+    envelopeFrom: ctx.config.bounceAddress || from.address,
+    // BOUNCE_VERP: the bounce names its delivery whatever the remote server kept of the message (a test send, with
+    // no delivery, goes from BOUNCE_ADDRESS itself).
+    verpFrom: ctx.config.bounceVerp && ctx.config.bounceAddress ? verpSender(secret, ctx.config.bounceAddress) : null,
+    headBefore: fromAndSubject(from, subject, resolve('text')),
+    headAfter: headersAfterSubject(campaign, list, host, !forward),
+    html: html === null ? null : { body: compileBody(html, resolve('html')), skeleton: htmlSkeleton(boundaries, inline, attachments) },
+    text: {
+      body: forward ? withPrefix(compileBody(text, resolve('text')), forward.intro.text) : compileBody(text, resolve('text')),
+      skeleton: textSkeleton(boundaries, attachments),
+    },
+    listUnsubscribe: !forward,
+    linkIds,
+    publicUrl,
+    signLink: linkTokenSigner(secret),
+    unsubscribeUrl: (uniqueId) => {
+      const token = signUnsubscribe(uniqueId);
+      return token === null ? unsubscribeUrl(ctx, uniqueId, campaignId) : `${publicUrl}/api/v2/unsubscribe/${token}`;
+    },
+    preferencesUrl: preferencesUrlMaker(ctx),
+    forwardUrl: forwardUrlMaker(ctx, campaignId),
+    confirmationUrl: (uniqueId) => confirmationLink(ctx, uniqueId),
+  });
+}
+
+interface ComposedBodies {
+  /** Null for a text-only campaign. */
+  readonly html: string | null;
+  readonly text: string;
+  /** The template's embedded images, now referenced by `cid:` from the HTML. */
+  readonly inline: StaticPart[];
+  /** The stored id of each tracked link, in the order the link tokens are numbered. */
+  readonly linkIds: number[];
+}
+
+/**
+ * The two bodies as every recipient gets them, before placeholders are cut into slots: content merged into the
+ * template, embedded images made inline parts, a forward's introduction put in, links tracked (not in a forwarded
+ * copy nor a preview) and stored, and the composite placeholders spelled out.
+ */
+async function composeBodies(
+  ctx: AppContext,
+  campaign: CampaignRow,
+  template: { readonly id: number; readonly content: string | null; readonly text: string | null } | undefined,
+  host: string,
+  { forward, preview }: { forward?: ForwardCopy; preview?: boolean },
+): Promise<ComposedBodies> {
+  const { publicUrl } = ctx.config;
   const merged = mergeContent({
     textOnly: campaign.sendFormat === 'text',
     body: campaign.body,
@@ -173,84 +234,81 @@ export async function compileCampaign(
     if (html !== null) html = trackHtmlLinks(html, publicUrl, urls);
     text = trackTextLinks(text, publicUrl, urls);
   }
+  const linkIds = await storeTrackedLinks(ctx, campaign.id, urls);
+
+  // Forwarded copies carry no open pixel: the friend is not a subscriber. A preview records no open either.
+  const pixel =
+    forward || preview ? '' : `<img src="${escapeHtml(publicUrl)}/api/v2/t/open.gif?u=[UNIQID]&amp;m=${campaign.id}" width="1" height="1" alt="">`;
+  if (html !== null) html = expandComposites(html, 'html', pixel);
+  text = expandComposites(text, 'text', '');
+  return { html, text, inline, linkIds };
+}
+
+/** Stores the campaign's tracked links (existing ones keep their ids) and answers their ids in `urls` order. */
+async function storeTrackedLinks(ctx: AppContext, campaignId: number, urls: TrackedUrls): Promise<number[]> {
   const stored = await upsertLinks(ctx.db, campaignId, urls.urls);
-  const linkIds = urls.urls.map((url) => {
+  return urls.urls.map((url) => {
     const id = stored.get(url);
     if (id === undefined) throw new CompileError(`Tracked link ${url} was not stored.`);
     return id;
   });
+}
 
-  // Forwarded copies carry no open pixel: the friend is not a subscriber. A preview records no open either.
-  const pixel = forward || preview ? '' : `<img src="${escapeHtml(publicUrl)}/api/v2/t/open.gif?u=[UNIQID]&amp;m=${campaignId}" width="1" height="1" alt="">`;
-  if (html !== null) html = expandComposites(html, 'html', pixel);
-  text = expandComposites(text, 'text', '');
+/**
+ * What each placeholder name becomes in one part: a per-recipient slot, text that is the same for everyone (escaped
+ * for HTML in the HTML part), an attribute's slot, or null for a name that is not a placeholder (left as written).
+ */
+function placeholderResolver(campaign: {
+  readonly campaignId: number;
+  readonly subject: string;
+  readonly host: string;
+  /** Set for a forwarded copy: who forwarded it. */
+  readonly forwardedBy: string | undefined;
+  readonly attributes: ReadonlySet<string>;
+}): (part: Part) => (name: string) => Resolution {
+  const { campaignId, subject, host, forwardedBy, attributes } = campaign;
+  return (part) => (name) => {
+    const slot = SLOTS[name];
+    if (slot) return { slot };
+    const escape = part === 'html' ? escapeHtml : (v: string) => v;
+    switch (name) {
+      case 'MESSAGEID':
+        return { static: String(campaignId) };
+      case 'SUBJECT':
+        return { static: escape(subject) };
+      case 'WEBSITE':
+      case 'DOMAIN':
+        return { static: escape(host) };
+      case 'FORWARDEDBY':
+        return { static: forwardedBy !== undefined ? escape(forwardedBy) : '' };
+      case 'SIGNATURE':
+      case 'FORWARDFORM':
+        return { static: '' };
+    }
+    return attributes.has(name) ? { slot: 'attribute', key: name } : null;
+  };
+}
 
-  const subject = `${options.test ? '(test) ' : ''}${campaign.subject}`;
-  const resolve =
-    (part: Part) =>
-    (name: string): Resolution => {
-      const slot = SLOTS[name];
-      if (slot) return { slot };
-      const escape = part === 'html' ? escapeHtml : (v: string) => v;
-      switch (name) {
-        case 'MESSAGEID':
-          return { static: String(campaignId) };
-        case 'SUBJECT':
-          return { static: escape(subject) };
-        case 'WEBSITE':
-        case 'DOMAIN':
-          return { static: escape(host) };
-        case 'FORWARDEDBY':
-          return { static: forward ? escape(forward.by) : '' };
-        case 'SIGNATURE':
-        case 'FORWARDFORM':
-          return { static: '' };
-      }
-      return attributes.has(name) ? { slot: 'attribute', key: name } : null;
-    };
-
-  const from = parseMailbox(campaign.fromField.trim() || ctx.config.mailFrom);
+/**
+ * The headers after From and Subject, the same in every mail of the campaign. A forwarded copy offers no one-click
+ * unsubscribe (`oneClickUnsubscribe` false): the friend is not a subscriber.
+ */
+function headersAfterSubject(
+  campaign: CampaignRow,
+  list: { readonly id: number; readonly name: string } | undefined,
+  host: string,
+  oneClickUnsubscribe: boolean,
+): string {
   const replyTo = campaign.replyTo.trim() ? parseMailbox(campaign.replyTo) : null;
   // RFC 2919: the list's name as the phrase; a campaign without lists yet (a test of a draft) names itself.
-  const listId = list ? mailbox(list.name, `${list.id}.${host}`) : `<campaign-${campaignId}.${host}>`;
-  const lines = (...headers: string[]) => headers.map((h) => h + CRLF).join('');
-  const boundary = `=_mr${campaignId}_${randomBytes(6).toString('hex')}`;
-  const boundaries = { mixed: `${boundary}_m`, related: `${boundary}_r`, alternative: `${boundary}_a` };
-  const secret = ctx.secrets.linkToken;
-  const signUnsubscribe = unsubscribeTokenSigner(secret, campaignId);
-
-  return new CampaignRenderer({
-    campaignId,
-    host,
-    // BOUNCE_ADDRESS: bounces go where they are read, not to the From address.
-    envelopeFrom: ctx.config.bounceAddress || from.address,
-    // BOUNCE_VERP: the bounce names its delivery whatever the remote server kept of the message (a test send, with
-    // no delivery, goes from BOUNCE_ADDRESS itself).
-    verpFrom: ctx.config.bounceVerp && ctx.config.bounceAddress ? verpSender(secret, ctx.config.bounceAddress) : null,
-    headBefore: fromAndSubject(from, subject, resolve('text')),
-    headAfter: lines(
-      ...(replyTo ? [header('Reply-To', mailbox(replyTo.name, replyTo.address))] : []),
-      'MIME-Version: 1.0',
-      header('List-Id', listId),
-      ...(forward ? [] : ['List-Unsubscribe-Post: List-Unsubscribe=One-Click']),
-      'Precedence: bulk',
-      `X-Mailroom-Campaign: ${campaignId}`,
-    ),
-    html: html === null ? null : { body: compileBody(html, resolve('html')), skeleton: htmlSkeleton(boundaries, inline, attachments) },
-    text: {
-      body: forward ? withPrefix(compileBody(text, resolve('text')), forward.intro.text) : compileBody(text, resolve('text')),
-      skeleton: textSkeleton(boundaries, attachments),
-    },
-    listUnsubscribe: !forward,
-    linkIds,
-    publicUrl,
-    signLink: linkTokenSigner(secret),
-    unsubscribeUrl: (uniqueId) => {
-      const token = signUnsubscribe(uniqueId);
-      return token === null ? unsubscribeUrl(ctx, uniqueId, campaignId) : `${publicUrl}/api/v2/unsubscribe/${token}`;
-    },
-    preferencesUrl: preferencesUrlMaker(ctx),
-    forwardUrl: forwardUrlMaker(ctx, campaignId),
-    confirmationUrl: (uniqueId) => confirmationLink(ctx, uniqueId),
-  });
+  const listId = list ? mailbox(list.name, `${list.id}.${host}`) : `<campaign-${campaign.id}.${host}>`;
+  const headers = [
+    ...(replyTo ? [header('Reply-To', mailbox(replyTo.name, replyTo.address))] : []),
+    'MIME-Version: 1.0',
+    header('List-Id', listId),
+    ...(oneClickUnsubscribe ? ['List-Unsubscribe-Post: List-Unsubscribe=One-Click'] : []),
+    'Precedence: bulk',
+    `X-Mailroom-Campaign: ${campaign.id}`,
+  ];
+  return headers.map((h) => h + CRLF).join('');
 }
