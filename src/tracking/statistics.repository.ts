@@ -125,7 +125,8 @@ export async function topLocalParts(db: Executor, limit: number): Promise<LocalP
           (select coalesce(sum(confirmed + unconfirmed + blacklisted), 0) from subscriber_domain_counts)::float8
             as all_subscribers
         from subscriber_local_part_counts where subscribers > 0
-        order by subscribers desc, local_part limit ${limit}`,
+        -- The top index's order (drizzle writes DESC NULLS LAST; the column is never null).
+        order by subscribers desc nulls last, local_part limit ${limit}`,
   );
 }
 
