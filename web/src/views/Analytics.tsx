@@ -55,7 +55,7 @@ export default function Analytics() {
           <>
             <Table
               label="Campaign performance table"
-              head={['Campaign', { text: 'Sent on', narrow: false }, 'Sent', 'Unique opens', 'Open rate', 'Human open rate', 'Unique clicks', 'Bounces', { text: 'Forwards', narrow: false }]}
+              head={['Campaign', { text: 'Sent on', hideNarrow: true, figure: false }, 'Sent', 'Unique opens', 'Open rate', 'Human open rate', 'Unique clicks', 'Bounces', { text: 'Forwards', hideNarrow: true }]}
               rows={rows.map((r) => ({
                 key: String(r.campaign_id),
                 cells: [
@@ -204,13 +204,14 @@ function ChartSection<T, R>({
   );
 }
 
-/** A column heading; `narrow: false` hides the column on narrow screens. */
-type Head = string | { text: string; narrow: false };
+/** A column heading: after the first, columns are figures (right-aligned) unless `figure: false`; `hideNarrow` hides one on narrow screens. */
+type Head = string | { text: string; hideNarrow?: boolean; figure?: boolean };
 
 /** A table whose first column names the row and the others are figures. */
 function Table({ label, head, rows }: { label: string; head: Head[]; rows: { key: string; cells: ReactNode[] }[] }) {
-  const heads = head.map((h) => (typeof h === 'string' ? { text: h, narrow: true } : h));
-  const className = (i: number) => [i > 0 ? 'num' : '', heads[i]?.narrow === false ? 'hide-narrow' : ''].filter(Boolean).join(' ') || undefined;
+  const heads = head.map((h) => (typeof h === 'string' ? { text: h } : h));
+  const className = (i: number) =>
+    [i > 0 && heads[i]?.figure !== false ? 'num' : '', heads[i]?.hideNarrow ? 'hide-narrow' : ''].filter(Boolean).join(' ') || undefined;
   return (
     <div className="table-wrap" tabIndex={0} role="region" aria-label={label}>
       <table>
