@@ -18,16 +18,20 @@ const bounceColumns = {
 export interface BounceFilter {
   status?: string;
   subscriberId?: number;
+  /** One campaign's bounces (its report, tracking/campaign-stats.service.ts). */
+  campaignId?: number;
 }
 
 /**
  * A page of bounces by id, with the campaign subject and subscriber address joined in (one query). Each filter has
- * its index that ends in the id (bounces_status_idx, bounces_subscriber_id_idx), so deep pages stay cheap.
+ * its index that ends in the id (bounces_status_idx, bounces_subscriber_id_idx, bounces_campaign_id_idx), so deep
+ * pages stay cheap.
  */
 export async function listBounces(db: Executor, by: BounceFilter, afterId: number, limit: number) {
   const filter: SQL | undefined = and(
     by.status === undefined ? undefined : eq(bounces.status, by.status),
     by.subscriberId === undefined ? undefined : eq(bounces.subscriberId, by.subscriberId),
+    by.campaignId === undefined ? undefined : eq(bounces.campaignId, by.campaignId),
   );
   const rows = await db
     .select(bounceColumns)

@@ -1,16 +1,22 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Bounce } from '../messaging/bounce.schemas.js';
 import { CampaignParams } from '../messaging/campaign.schemas.js';
+import { Page, PageQuery } from '../shared/pagination.js';
 import { errorResponses } from '../shared/schemas.js';
 import { CampaignStats } from './campaign-stats.schemas.js';
-import { campaignStats } from './campaign-stats.service.js';
+import { campaignBounces, campaignStats } from './campaign-stats.service.js';
 import { STATISTICS_DENIED } from './statistics.routes.js';
 
-/** `GET /api/v2/campaigns/{messageId}/stats`: authentication, the statistics privilege, then the campaign (404). */
+/**
+ * `GET /api/v2/campaigns/{messageId}/stats` and `…/bounces` (the campaign report's figures and bounces):
+ * authentication, the statistics privilege, then the campaign (404).
+ */
 export const campaignStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const guard = app.requireAuth('statistics', STATISTICS_DENIED);
   app.get(
     '/campaigns/:messageId/stats',
     {
-      onRequest: app.requireAuth('statistics', STATISTICS_DENIED),
+      onRequest: guard,
       schema: {
         tags: ['statistics'],
         operationId: 'getCampaignStats',
@@ -20,5 +26,21 @@ export const campaignStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => campaignStats(app.ctx, request.params.messageId),
+  );
+
+  app.get(
+    '/campaigns/:messageId/bounces',
+    {
+      onRequest: guard,
+      schema: {
+        tags: ['statistics'],
+        operationId: 'getCampaignBounces',
+        summary: "The bounces matched to one campaign, cursor pages by id, each as GET /bounces lists it (Mailroom addition)",
+        params: CampaignParams,
+        querystring: PageQuery,
+        response: { 200: Page(Bounce), ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => campaignBounces(app.ctx, request.params.messageId, request.query),
   );
 };

@@ -4,8 +4,9 @@ import { queryRows, type Executor } from '../db/client.js';
 /*
  * The analytics queries. Campaign figures come from campaign_counters (kept by the sender, bounce processing,
  * forwards and the tracking flush), so a page of campaigns is one keyset read whatever the number of deliveries.
- * The audience figures (domains, local parts) group the subscribers in one aggregate statement each: acceptable for
- * an occasional report, and there is nothing cheaper to read them from.
+ * The audience figures (domains, local parts) come from the rollups the triggers of routines/013_subscriber_rollups.sql
+ * keep beside the subscribers: a domain's figures are the sum of its (up to 16) shard rows, and the top local parts
+ * are the first rows of an index on their count.
  */
 
 export interface CampaignFigures {
@@ -79,14 +80,17 @@ export interface DomainRow {
   subscribers: number;
 }
 
+/** Per domain, its figures summed over its shards (domains whose subscribers are all gone left out). */
+const domainSums = sql`select domain, sum(confirmed)::int as confirmed, sum(unconfirmed)::int as unconfirmed,
+    sum(blacklisted)::int as blacklisted, sum(confirmed + unconfirmed + blacklisted)::int as total
+  from subscriber_domain_counts group by domain having sum(confirmed + unconfirmed + blacklisted) > 0`;
+
 /** Subscribers per domain (lower-cased part after `@`), domains with at least `minimum`, largest first. */
 export async function topDomains(db: Executor, minimum: number, limit: number): Promise<DomainRow[]> {
   return queryRows<DomainRow>(
     db,
-    sql`select lower(split_part(email, '@', 2)) as domain, count(*)::int as subscribers
-        from subscribers where strpos(email, '@') > 0
-        group by 1 having count(*) >= ${minimum}
-        order by 2 desc, 1 limit ${limit}`,
+    sql`select domain, total as subscribers from (${domainSums}) d
+        where total >= ${minimum} order by total desc, domain limit ${limit}`,
   );
 }
 
@@ -102,13 +106,8 @@ export interface DomainConfirmationRow {
 export async function domainConfirmation(db: Executor, limit: number): Promise<DomainConfirmationRow[]> {
   return queryRows<DomainConfirmationRow>(
     db,
-    sql`select lower(split_part(email, '@', 2)) as domain,
-          count(*) filter (where not blacklisted and confirmed)::int as confirmed,
-          count(*) filter (where not blacklisted and not confirmed)::int as unconfirmed,
-          count(*) filter (where blacklisted)::int as blacklisted,
-          count(*)::int as total
-        from subscribers where strpos(email, '@') > 0
-        group by 1 order by 3 desc, 1 limit ${limit}`,
+    sql`select domain, confirmed, unconfirmed, blacklisted, total from (${domainSums}) d
+        order by unconfirmed desc, domain limit ${limit}`,
   );
 }
 
@@ -122,10 +121,12 @@ export interface LocalPartRow {
 export async function topLocalParts(db: Executor, limit: number): Promise<LocalPartRow[]> {
   return queryRows<LocalPartRow>(
     db,
-    sql`select lower(split_part(email, '@', 1)) as local_part, count(*)::int as count,
-          (sum(count(*)) over ())::float8 as all_subscribers
-        from subscribers where strpos(email, '@') > 0
-        group by 1 order by 2 desc, 1 limit ${limit}`,
+    sql`select local_part, subscribers::int as count,
+          (select coalesce(sum(confirmed + unconfirmed + blacklisted), 0) from subscriber_domain_counts)::float8
+            as all_subscribers
+        from subscriber_local_part_counts where subscribers > 0
+        -- The top index's order (drizzle writes DESC NULLS LAST; the column is never null).
+        order by subscribers desc nulls last, local_part limit ${limit}`,
   );
 }
 

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { eq } from 'drizzle-orm';
+import { subscribers } from '../../src/db/schema/index.js';
 import { startWorker, type SendWorker } from '../../src/sending/worker.js';
+import { createBounce } from '../factories.js';
 import { listWithMembers, mailsOf } from '../sending/send-fixtures.js';
 import { browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarness } from './browser.js';
 
@@ -126,6 +129,7 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
     assert.equal(await reportFigure(page, 'Unique opens').innerText(), '0');
     assert.equal(await reportFigure(page, 'Unique clicks').innerText(), '0');
     await page.getByText('No opens or clicks yet.').waitFor();
+    await page.getByText('No bounce message matched to this campaign.').waitFor();
 
     // One recipient's mail, as received: its tracked link and its open pixel.
     const mail = mailsOf(h.app.smtp, campaignId).find((m) => m.envelope.to.includes('console-send-7@example.org'));
@@ -150,6 +154,18 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
     assert.match((await page.getByRole('img', { name: /Opens and clicks per hour/ }).getAttribute('aria-label')) ?? '', /1 opens, 1 clicks/);
     const link = page.getByRole('row', { name: /shop\.example\.com\/autumn/ });
     assert.equal((await link.innerText()).replace(/\s+/g, ' ').trim(), 'https://shop.example.com/autumn 1 1');
+
+    // A bounce matched to one recipient's delivery, as bounce processing stores it: listed with its subscriber.
+    const [bounced] = await h.app.db.select().from(subscribers).where(eq(subscribers.email, 'console-send-9@example.org'));
+    await createBounce(h.app.db, { campaignId, subscriberId: bounced!.id, status: 'bounced list message', comment: 'Hard bounce: 550 5.1.1 unknown user' });
+    await page.reload();
+    const bounces = page.getByRole('region', { name: 'Bounces of this campaign' });
+    await bounces.waitFor();
+    const row = bounces.getByRole('row', { name: /console-send-9@example\.org/ });
+    assert.match((await row.innerText()).replace(/\s+/g, ' '), /console-send-9@example\.org \(bounces\) bounced list message Hard bounce: 550 5\.1\.1 unknown user/);
+    assert.equal(await row.getByRole('link', { name: 'console-send-9@example.org', exact: true }).getAttribute('href'), `/admin/subscribers/${bounced!.id}`);
+    assert.equal(await row.getByRole('link', { name: 'All bounces of console-send-9@example.org' }).getAttribute('href'), `/admin/bounces?subscriber=${bounced!.id}`);
+    assert.equal(await bounces.page().getByText('1 shown of 1').count(), 1);
     await screenshots(h, session, 'campaign-report', `/admin/campaigns/${campaignId}/report`, (p) => p.locator('.chart canvas').first().waitFor());
   });
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { eq } from 'drizzle-orm';
 import { campaignCounters, campaignHourlyEvents, clicks, opens } from '../../src/db/schema/index.js';
 import { encodeLinkToken } from '../../src/tracking/link-token.js';
-import { createCampaign, createDelivery, createLink, createSubscriber } from '../factories.js';
+import { createBounce, createCampaign, createDelivery, createLink, createSubscriber } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
 import { listWithMembers, sendableCampaign, withWorker } from '../sending/send-fixtures.js';
 
@@ -140,5 +140,56 @@ describe('GET /api/v2/campaigns/{messageId}/stats', () => {
     const missing = await stats(999999);
     assert.deepEqual([missing.statusCode, missing.json()], [404, { message: 'Campaign not found.' }]);
     assert.equal((await stats('abc')).statusCode, 404);
+  });
+});
+
+describe('GET /api/v2/campaigns/{messageId}/bounces', () => {
+  const list = (id: number | string, query = '', h = headers) =>
+    t.inject({ method: 'GET', url: `/api/v2/campaigns/${id}/bounces${query}`, headers: h });
+
+  test("the campaign's bounces by id with the subscriber, in cursor pages; other campaigns' bounces left out", async () => {
+    const campaign = await createCampaign(t.db, { subject: 'Bounced news', status: 'sent' });
+    const other = await createCampaign(t.db, { status: 'sent' });
+    const gone = await createSubscriber(t.db, { email: 'gone@bounce.example' });
+    const full = await createSubscriber(t.db, { email: 'full@bounce.example' });
+    const receivedAt = new Date('2026-03-04T05:06:07Z');
+    const hard = await createBounce(t.db, { campaignId: campaign.id, subscriberId: gone.id, status: 'bounced list message', comment: 'Hard bounce: unknown user', receivedAt });
+    await createBounce(t.db, { campaignId: other.id, subscriberId: gone.id, status: 'bounced list message', receivedAt });
+    const soft = await createBounce(t.db, { campaignId: campaign.id, subscriberId: full.id, status: 'bounced list message', comment: 'Mailbox full', receivedAt });
+    const unknown = await createBounce(t.db, { campaignId: campaign.id, status: 'unidentified', receivedAt });
+    const item = (b: typeof hard, email: string | null) => ({
+      id: b.id,
+      status: b.status,
+      date: '2026-03-04T05:06:07+00:00',
+      message_id: campaign.id,
+      message_subject: 'Bounced news',
+      subscriber_id: b.subscriberId,
+      subscriber_email: email,
+      comment: b.comment,
+    });
+
+    const first = await list(campaign.id, '?limit=2');
+    assert.equal(first.statusCode, 200, first.body);
+    assert.deepEqual(first.json(), {
+      items: [item(hard, 'gone@bounce.example'), item(soft, 'full@bounce.example')],
+      pagination: { total: 3, limit: 2, has_more: true, next_cursor: soft.id },
+    });
+    assert.deepEqual((await list(campaign.id, `?limit=2&after_id=${soft.id}`)).json(), {
+      items: [item(unknown, null)],
+      pagination: { total: 3, limit: 2, has_more: false, next_cursor: unknown.id },
+    });
+    const none = await createCampaign(t.db);
+    assert.deepEqual((await list(none.id)).json(), { items: [], pagination: { total: 0, limit: 25, has_more: false, next_cursor: null } });
+  });
+
+  test('authentication, then the statistics privilege, then the campaign', async () => {
+    const campaign = await createCampaign(t.db);
+    assert.equal((await t.inject({ method: 'GET', url: `/api/v2/campaigns/${campaign.id}/bounces` })).statusCode, 403);
+    const limited = await t.adminWithSession({ superUser: false, privileges: { campaigns: true } });
+    const denied = await list(campaign.id, '', limited.headers);
+    assert.deepEqual([denied.statusCode, denied.json()], [403, { message: 'You are not allowed to access statistics.' }]);
+    const missing = await list(999999);
+    assert.deepEqual([missing.statusCode, missing.json()], [404, { message: 'Campaign not found.' }]);
+    assert.equal((await list('abc')).statusCode, 404);
   });
 });

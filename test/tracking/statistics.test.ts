@@ -1,7 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { inArray } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { campaignCounters, campaignDailySends, subscribers } from '../../src/db/schema/index.js';
+import { queryRows } from '../../src/db/client.js';
 import { encodeLinkToken } from '../../src/tracking/link-token.js';
 import { createCampaign, createDelivery, createLink, createSubscriber } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
@@ -237,5 +238,74 @@ describe('GET /api/v2/analytics/dashboard', () => {
         i === 29 ? { date, sent: 3, failed: 0 } : i === 27 ? { date, sent: 3, failed: 1 } : { date, sent: 0, failed: 0 },
       ),
     });
+  });
+});
+
+// Last: it changes the subscribers the sections above count.
+type Share = { count: number; percentage: number };
+type ConfirmationRow = { domain: string; confirmed: Share; unconfirmed: Share; blacklisted: Share; total: Share };
+describe('the audience figures follow the subscribers (rollups kept by triggers, routines/013)', () => {
+  /** What the rollups must equal: the figures counted afresh from the subscribers. */
+  const recount = async () => {
+    const domains = await queryRows<{ domain: string; confirmed: number; unconfirmed: number; blacklisted: number; total: number }>(t.db, sql`
+      select lower(split_part(email, '@', 2)) as domain,
+        count(*) filter (where not blacklisted and confirmed)::int as confirmed,
+        count(*) filter (where not blacklisted and not confirmed)::int as unconfirmed,
+        count(*) filter (where blacklisted)::int as blacklisted, count(*)::int as total
+      from subscribers where strpos(email, '@') > 0 group by 1 order by 3 desc, 1`);
+    const localParts = await queryRows<{ local_part: string; count: number }>(t.db, sql`
+      select lower(split_part(email, '@', 1)) as local_part, count(*)::int as count
+      from subscribers where strpos(email, '@') > 0 group by 1 order by 2 desc, 1`);
+    return { domains, localParts };
+  };
+  const idOf = async (email: string) => (await t.db.select().from(subscribers).where(eq(subscribers.email, email)))[0]!.id;
+
+  test('creating, renaming, confirming, blacklisting and deleting, one at a time and many per statement', async () => {
+    const create = await t.inject({ method: 'POST', url: '/api/v2/subscribers', headers, payload: { email: 'Info@D.example' } });
+    assert.equal(create.statusCode, 201, create.body);
+    const put = (id: number, payload: object) => t.inject({ method: 'PUT', url: `/api/v2/subscribers/${id}`, headers, payload });
+    assert.equal((await put(await idOf('info@b.example'), { email: 'info@b.example', confirmed: true })).statusCode, 200);
+    assert.equal((await put(await idOf('sales@a.example'), { email: 'Sales@C.example' })).statusCode, 200);
+    assert.equal((await put(await idOf('info@c.example'), { email: 'info@c.example', blacklisted: true })).statusCode, 200);
+    const gone = await t.inject({ method: 'DELETE', url: `/api/v2/subscribers/${await idOf('jane@b.example')}`, headers });
+    assert.equal(gone.statusCode, 204, gone.body);
+    // Many rows in one statement each way, as imports and bulk changes write them.
+    const bulk = ['x1@e.example', 'x2@e.example', 'info@e.example', 'x1@f.example'];
+    await t.db.insert(subscribers).values(bulk.map((email, i) => ({ email, uniqueId: `bulk-rollup-${i}`.padEnd(32, '0') })));
+    await t.db.update(subscribers).set({ confirmed: true }).where(inArray(subscribers.email, bulk.slice(0, 3)));
+    await t.db.update(subscribers).set({ bounceCount: 1 }).where(inArray(subscribers.email, bulk));
+    await t.db.delete(subscribers).where(inArray(subscribers.email, ['x1@e.example', 'x1@f.example']));
+
+    const fresh = await recount();
+    const confirmation = (await get('/api/v2/analytics/domains/confirmation')).json();
+    assert.deepEqual(
+      (confirmation.domains as ConfirmationRow[]).map((d) => ({
+        domain: d.domain,
+        confirmed: d.confirmed.count,
+        unconfirmed: d.unconfirmed.count,
+        blacklisted: d.blacklisted.count,
+        total: d.total.count,
+      })),
+      fresh.domains,
+    );
+    // The expected figures, spelled out for the domains these changes touched.
+    const byDomain = new Map(fresh.domains.map((d) => [d.domain, d]));
+    assert.deepEqual(byDomain.get('b.example'), { domain: 'b.example', confirmed: 1, unconfirmed: 0, blacklisted: 0, total: 1 });
+    assert.deepEqual(byDomain.get('c.example'), { domain: 'c.example', confirmed: 1, unconfirmed: 0, blacklisted: 1, total: 2 });
+    assert.deepEqual(byDomain.get('e.example'), { domain: 'e.example', confirmed: 2, unconfirmed: 0, blacklisted: 0, total: 2 });
+    assert.equal(byDomain.has('f.example'), false);
+    assert.deepEqual((await get('/api/v2/analytics/domains/top?min_subscribers=1&limit=100')).json(), {
+      domains: [...fresh.domains].sort((a, b) => b.total - a.total || a.domain.localeCompare(b.domain)).map((d) => ({ domain: d.domain, subscribers: d.total })),
+      total: fresh.domains.length,
+    });
+    const all = fresh.domains.reduce((sum, d) => sum + d.total, 0);
+    const parts = (await get('/api/v2/analytics/local-parts/top?limit=100')).json();
+    assert.deepEqual(parts, {
+      local_parts: fresh.localParts.map((l) => ({ ...l, percentage: Math.round((l.count / all) * 1000) / 10 })),
+      total: fresh.localParts.length,
+    });
+    // info: a, b, c, D (created as Info), e; jane and x1 are gone with their last address.
+    assert.deepEqual(parts.local_parts[0], { local_part: 'info', count: 5, percentage: Math.round((5 / all) * 1000) / 10 });
+    assert.equal(parts.local_parts.some((l: { local_part: string }) => l.local_part === 'jane' || l.local_part === 'x1'), false);
   });
 });

@@ -6,3 +6,4 @@ export * from './sending.js';
 export * from './tracking.js';
 export * from './system.js';
 export * from './segments.js';
+export * from './analytics.js';

@@ -217,7 +217,8 @@ export const bounces = pgTable(
     messageId: text('message_id'),
   },
   (t) => [
-    index('bounces_campaign_id_idx').on(t.campaignId),
+    // A campaign's bounces by id (its report's list).
+    index('bounces_campaign_id_idx').on(t.campaignId, t.id),
     index('bounces_subscriber_id_idx').on(t.subscriberId, t.id),
     index('bounces_status_idx').on(t.status, t.id),
     uniqueIndex('bounces_message_id_key').on(t.messageId),

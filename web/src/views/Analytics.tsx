@@ -1,7 +1,8 @@
-import { lazy, Suspense, useMemo, type ReactNode } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { api, unwrap } from '../api/client';
 import { useApi, type Loadable } from '../api/useApi';
 import { Link, useLocation, withQuery } from '../router';
+import type { Series } from '../ui/Chart';
 import { ErrorState, Loading, PageHeader, Pager } from '../ui/kit';
 
 const Chart = lazy(() => import('../ui/Chart'));
@@ -13,7 +14,8 @@ const pct = (value: number) => `${value.toFixed(1)}%`;
 /**
  * The API's analytics views, each a table with a chart: campaign performance (a page of campaigns, by id, in the
  * address as `after`), the largest subscriber domains, confirmation by domain, and the most common local parts.
- * Every figure comes from the API as it is; the page only lays them out.
+ * Every figure comes from the API as it is (read from the counters and rollups the service keeps); the page only
+ * lays them out.
  */
 export default function Analytics() {
   const loc = useLocation();
@@ -31,202 +33,193 @@ export default function Analytics() {
   const confirmation = useApi(() => unwrap(api.GET('/api/v2/analytics/domains/confirmation', { params: { query: { limit: 10 } } })), []);
   const localParts = useApi(() => unwrap(api.GET('/api/v2/analytics/local-parts/top', { params: { query: { limit: 10 } } })), []);
 
-  const campaignChart = useMemo(() => {
-    const rows = campaigns.data?.rows ?? [];
-    return {
-      labels: rows.map((r) => r.subject || `#${r.campaign_id}`),
-      series: [
-        { label: 'Open rate %', values: rows.map((r) => r.views?.rate ?? 0), color: '--chart-1', bars: true },
-        { label: 'Click rate %', values: rows.map((r) => (r.sent > 0 ? Math.round((r.unique_clicks / r.sent) * 1000) / 10 : 0)), color: '--chart-2', bars: true },
-      ],
-    };
-  }, [campaigns.data]);
-  const domainChart = useMemo(
-    () => ({
-      labels: (domains.data?.domains ?? []).map((d) => d.domain),
-      series: [{ label: 'Subscribers', values: (domains.data?.domains ?? []).map((d) => d.subscribers), color: '--chart-1', bars: true }],
-    }),
-    [domains.data],
-  );
-  const confirmationChart = useMemo(() => {
-    const rows = confirmation.data?.domains ?? [];
-    return {
-      labels: rows.map((d) => d.domain),
-      series: [
-        { label: 'Confirmed', values: rows.map((d) => d.confirmed.count), color: '--chart-2', bars: true },
-        { label: 'Unconfirmed', values: rows.map((d) => d.unconfirmed.count), color: '--chart-3', bars: true },
-      ],
-    };
-  }, [confirmation.data]);
-  const localPartChart = useMemo(
-    () => ({
-      labels: (localParts.data?.local_parts ?? []).map((l) => l.local_part),
-      series: [{ label: 'Addresses', values: (localParts.data?.local_parts ?? []).map((l) => l.count), color: '--chart-4', bars: true }],
-    }),
-    [localParts.data],
-  );
-
   return (
     <>
       <PageHeader title="Analytics" />
-      <Section title="Campaign performance" id="campaign-performance" state={campaigns}>
-        {(data) =>
-          data.rows.length === 0 ? (
-            <p className="muted">No campaigns yet.</p>
-          ) : (
-            <>
-              <Suspense fallback={<Loading label="Drawing…" />}>
-                <Chart title="Open and click rate of each campaign on this page" labels={campaignChart.labels} series={campaignChart.series} />
-              </Suspense>
-              <div className="table-wrap" tabIndex={0} role="region" aria-label="Campaign performance table">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Campaign</th>
-                      <th scope="col" className="hide-narrow">
-                        Sent on
-                      </th>
-                      <th scope="col" className="num">
-                        Sent
-                      </th>
-                      <th scope="col" className="num">
-                        Unique opens
-                      </th>
-                      <th scope="col" className="num">
-                        Open rate
-                      </th>
-                      <th scope="col" className="num">
-                        Human open rate
-                      </th>
-                      <th scope="col" className="num">
-                        Unique clicks
-                      </th>
-                      <th scope="col" className="num">
-                        Bounces
-                      </th>
-                      <th scope="col" className="num hide-narrow">
-                        Forwards
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.rows.map((r) => (
-                      <tr key={r.campaign_id}>
-                        <td>
-                          <Link to={`campaigns/${r.campaign_id}/report`}>{r.subject || `Campaign ${r.campaign_id}`}</Link>
-                        </td>
-                        <td className="hide-narrow">{r.date_sent ?? '—'}</td>
-                        <td className="num">{n(r.sent)}</td>
-                        <td className="num">{n(r.unique_views)}</td>
-                        <td className="num">{pct(r.views?.rate ?? 0)}</td>
-                        <td className="num">{pct(r.views?.human_rate ?? 0)}</td>
-                        <td className="num">{n(r.unique_clicks)}</td>
-                        <td className="num">{n(r.bounces)}</td>
-                        <td className="num hide-narrow">{n(r.forwards)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <Pager
-                total={data.page.pagination.total}
-                shown={data.rows.length}
-                atStart={after === 0}
-                firstHref={withQuery(loc, { after: null })}
-                nextHref={data.page.pagination.has_more && data.page.pagination.next_cursor ? withQuery(loc, { after: String(data.page.pagination.next_cursor) }) : null}
-              />
-            </>
-          )
-        }
-      </Section>
+      <ChartSection
+        title="Campaign performance"
+        id="campaign-performance"
+        state={campaigns}
+        rows={(data) => data.rows}
+        empty="No campaigns yet."
+        chart={(rows) => ({
+          title: 'Open and click rate of each campaign on this page',
+          labels: rows.map((r) => r.subject || `#${r.campaign_id}`),
+          series: [
+            { label: 'Open rate %', values: rows.map((r) => r.views?.rate ?? 0), color: '--chart-1', bars: true },
+            { label: 'Click rate %', values: rows.map((r) => (r.sent > 0 ? Math.round((r.unique_clicks / r.sent) * 1000) / 10 : 0)), color: '--chart-2', bars: true },
+          ],
+        })}
+      >
+        {(rows, data) => (
+          <>
+            <Table
+              label="Campaign performance table"
+              head={['Campaign', { text: 'Sent on', hideNarrow: true, figure: false }, 'Sent', 'Unique opens', 'Open rate', 'Human open rate', 'Unique clicks', 'Bounces', { text: 'Forwards', hideNarrow: true }]}
+              rows={rows.map((r) => ({
+                key: String(r.campaign_id),
+                cells: [
+                  <Link to={`campaigns/${r.campaign_id}/report`}>{r.subject || `Campaign ${r.campaign_id}`}</Link>,
+                  r.date_sent ?? '—',
+                  n(r.sent),
+                  n(r.unique_views),
+                  pct(r.views?.rate ?? 0),
+                  pct(r.views?.human_rate ?? 0),
+                  n(r.unique_clicks),
+                  n(r.bounces),
+                  n(r.forwards),
+                ],
+              }))}
+            />
+            <Pager
+              total={data.page.pagination.total}
+              shown={rows.length}
+              atStart={after === 0}
+              firstHref={withQuery(loc, { after: null })}
+              nextHref={data.page.pagination.has_more && data.page.pagination.next_cursor ? withQuery(loc, { after: String(data.page.pagination.next_cursor) }) : null}
+            />
+          </>
+        )}
+      </ChartSection>
       <div className="two-columns">
-        <Section title="Top domains" id="top-domains" state={domains}>
-          {(data) =>
-            data.domains.length === 0 ? (
-              <p className="muted">No subscribers yet.</p>
-            ) : (
-              <>
-                <Suspense fallback={<Loading label="Drawing…" />}>
-                  <Chart title="Subscribers of the ten largest domains" labels={domainChart.labels} series={domainChart.series} height={220} />
-                </Suspense>
-                <Table
-                  label="Top domains table"
-                  head={['Domain', 'Subscribers']}
-                  rows={data.domains.map((d) => ({ key: d.domain, cells: [d.domain, n(d.subscribers)] }))}
-                />
-              </>
-            )
-          }
-        </Section>
-        <Section title="Top local parts" id="top-local-parts" state={localParts}>
-          {(data) =>
-            data.local_parts.length === 0 ? (
-              <p className="muted">No subscribers yet.</p>
-            ) : (
-              <>
-                <Suspense fallback={<Loading label="Drawing…" />}>
-                  <Chart title="The ten most common local parts of addresses" labels={localPartChart.labels} series={localPartChart.series} height={220} />
-                </Suspense>
-                <Table
-                  label="Top local parts table"
-                  head={['Local part', 'Addresses', 'Share']}
-                  rows={data.local_parts.map((l) => ({ key: l.local_part, cells: [l.local_part, n(l.count), pct(l.percentage)] }))}
-                />
-              </>
-            )
-          }
-        </Section>
+        <ChartSection
+          title="Top domains"
+          id="top-domains"
+          state={domains}
+          rows={(data) => data.domains}
+          chart={(rows) => ({
+            title: 'Subscribers of the ten largest domains',
+            labels: rows.map((d) => d.domain),
+            series: [{ label: 'Subscribers', values: rows.map((d) => d.subscribers), color: '--chart-1', bars: true }],
+            height: 220,
+          })}
+        >
+          {(rows) => <Table label="Top domains table" head={['Domain', 'Subscribers']} rows={rows.map((d) => ({ key: d.domain, cells: [d.domain, n(d.subscribers)] }))} />}
+        </ChartSection>
+        <ChartSection
+          title="Top local parts"
+          id="top-local-parts"
+          state={localParts}
+          rows={(data) => data.local_parts}
+          chart={(rows) => ({
+            title: 'The ten most common local parts of addresses',
+            labels: rows.map((l) => l.local_part),
+            series: [{ label: 'Addresses', values: rows.map((l) => l.count), color: '--chart-4', bars: true }],
+            height: 220,
+          })}
+        >
+          {(rows) => (
+            <Table
+              label="Top local parts table"
+              head={['Local part', 'Addresses', 'Share']}
+              rows={rows.map((l) => ({ key: l.local_part, cells: [l.local_part, n(l.count), pct(l.percentage)] }))}
+            />
+          )}
+        </ChartSection>
       </div>
-      <Section title="Confirmation by domain" id="domain-confirmation" state={confirmation}>
-        {(data) =>
-          data.domains.length === 0 ? (
-            <p className="muted">No subscribers yet.</p>
-          ) : (
-            <>
-              <Suspense fallback={<Loading label="Drawing…" />}>
-                <Chart title="Confirmed and unconfirmed subscribers of the domains with the most unconfirmed" labels={confirmationChart.labels} series={confirmationChart.series} height={220} />
-              </Suspense>
-              <Table
-                label="Confirmation by domain table"
-                head={['Domain', 'Confirmed', 'Unconfirmed', 'Blacklisted', 'Total']}
-                rows={data.domains.map((d) => ({
-                  key: d.domain,
-                  cells: [
-                    d.domain,
-                    `${n(d.confirmed.count)} (${pct(d.confirmed.percentage)})`,
-                    `${n(d.unconfirmed.count)} (${pct(d.unconfirmed.percentage)})`,
-                    `${n(d.blacklisted.count)} (${pct(d.blacklisted.percentage)})`,
-                    n(d.total.count),
-                  ],
-                }))}
-              />
-            </>
-          )
-        }
-      </Section>
+      <ChartSection
+        title="Confirmation by domain"
+        id="domain-confirmation"
+        state={confirmation}
+        rows={(data) => data.domains}
+        chart={(rows) => ({
+          title: 'Confirmed and unconfirmed subscribers of the domains with the most unconfirmed',
+          labels: rows.map((d) => d.domain),
+          series: [
+            { label: 'Confirmed', values: rows.map((d) => d.confirmed.count), color: '--chart-2', bars: true },
+            { label: 'Unconfirmed', values: rows.map((d) => d.unconfirmed.count), color: '--chart-3', bars: true },
+          ],
+          height: 220,
+        })}
+      >
+        {(rows) => (
+          <Table
+            label="Confirmation by domain table"
+            head={['Domain', 'Confirmed', 'Unconfirmed', 'Blacklisted', 'Total']}
+            rows={rows.map((d) => ({
+              key: d.domain,
+              cells: [
+                d.domain,
+                `${n(d.confirmed.count)} (${pct(d.confirmed.percentage)})`,
+                `${n(d.unconfirmed.count)} (${pct(d.unconfirmed.percentage)})`,
+                `${n(d.blacklisted.count)} (${pct(d.blacklisted.percentage)})`,
+                n(d.total.count),
+              ],
+            }))}
+          />
+        )}
+      </ChartSection>
     </>
   );
 }
 
-function Section<T>({ title, id, state, children }: { title: string; id: string; state: Loadable<T> & { reload: () => void }; children: (data: T) => ReactNode }) {
+interface ChartProps {
+  title: string;
+  labels: string[];
+  series: Series[];
+  height?: number;
+}
+
+/**
+ * One analytics section: its heading, then the error, the loading state, a note when there are no rows, or the
+ * chart (drawn when its lazy module arrives) above what `children` lays out for the rows (a table).
+ */
+function ChartSection<T, R>({
+  title,
+  id,
+  state,
+  rows,
+  empty = 'No subscribers yet.',
+  chart,
+  children,
+}: {
+  title: string;
+  id: string;
+  state: Loadable<T> & { reload: () => void };
+  rows: (data: T) => R[];
+  empty?: string;
+  chart: (rows: R[]) => ChartProps;
+  children: (rows: R[], data: T) => ReactNode;
+}) {
+  const body = () => {
+    if (state.status === 'error') return <ErrorState error={state.error} retry={state.reload} />;
+    if (state.data === undefined) return <Loading />;
+    const items = rows(state.data);
+    if (items.length === 0) return <p className="muted">{empty}</p>;
+    const c = chart(items);
+    return (
+      <>
+        <Suspense fallback={<Loading label="Drawing…" />}>
+          <Chart title={c.title} labels={c.labels} series={c.series} height={c.height} />
+        </Suspense>
+        {children(items, state.data)}
+      </>
+    );
+  };
   return (
     <section className="card stack" aria-labelledby={id}>
       <h2 id={id}>{title}</h2>
-      {state.status === 'error' ? <ErrorState error={state.error} retry={state.reload} /> : state.data === undefined ? <Loading /> : children(state.data)}
+      {body()}
     </section>
   );
 }
 
+/** A column heading: after the first, columns are figures (right-aligned) unless `figure: false`; `hideNarrow` hides one on narrow screens. */
+type Head = string | { text: string; hideNarrow?: boolean; figure?: boolean };
+
 /** A table whose first column names the row and the others are figures. */
-function Table({ label, head, rows }: { label: string; head: string[]; rows: { key: string; cells: string[] }[] }) {
+function Table({ label, head, rows }: { label: string; head: Head[]; rows: { key: string; cells: ReactNode[] }[] }) {
+  const heads = head.map((h) => (typeof h === 'string' ? { text: h } : h));
+  const className = (i: number) =>
+    [i > 0 && heads[i]?.figure !== false ? 'num' : '', heads[i]?.hideNarrow ? 'hide-narrow' : ''].filter(Boolean).join(' ') || undefined;
   return (
     <div className="table-wrap" tabIndex={0} role="region" aria-label={label}>
       <table>
         <thead>
           <tr>
-            {head.map((h, i) => (
-              <th key={h} scope="col" className={i > 0 ? 'num' : undefined}>
-                {h}
+            {heads.map((h, i) => (
+              <th key={h.text} scope="col" className={className(i)}>
+                {h.text}
               </th>
             ))}
           </tr>
@@ -235,7 +228,7 @@ function Table({ label, head, rows }: { label: string; head: string[]; rows: { k
           {rows.map((r) => (
             <tr key={r.key}>
               {r.cells.map((c, i) => (
-                <td key={i} className={i > 0 ? 'num' : undefined}>
+                <td key={i} className={className(i)}>
                   {c}
                 </td>
               ))}

@@ -3,8 +3,8 @@ import { api, unwrap } from '../api/client';
 import type { CampaignStats } from '../api/types';
 import { useApi } from '../api/useApi';
 import { can, useAuth } from '../auth';
-import { Link } from '../router';
-import { ErrorState, Loading, PageHeader, formatDate } from '../ui/kit';
+import { Link, useLocation, withQuery } from '../router';
+import { ErrorState, Loading, PageHeader, Pager, formatDate } from '../ui/kit';
 import { usePoll } from '../ui/poll';
 
 const Chart = lazy(() => import('../ui/Chart'));
@@ -14,6 +14,9 @@ const HOUR = 3600;
 const MAX_HOURS = 720;
 /** Figures are read again this often while the page is visible, so late opens and clicks show up. */
 const REFRESH_MS = 30_000;
+
+/** Bounces listed per page. */
+const BOUNCES_PAGE = 20;
 
 const n = (value: number) => value.toLocaleString('en');
 const rate = (part: number, whole: number) => (whole > 0 ? `${((part / whole) * 100).toFixed(1)}%` : '—');
@@ -33,7 +36,7 @@ export default function CampaignReport({ id }: { id: number }) {
     ]);
     return { campaign, stats };
   }, [id, admin]);
-  // On its own: it groups every subscriber (seconds at a million), and the figures above need not wait for it.
+  // On its own, so the figures above need not wait for it.
   const domains = useApi(() => unwrap(api.GET('/api/v2/analytics/domains/top', { params: { query: { limit: 10, min_subscribers: 1 } } })), []);
   usePoll(async () => data.reload(), REFRESH_MS, data.data !== undefined, true);
   const hourly = useMemo(() => (data.data ? hourlySeries(data.data.stats) : null), [data.data]);
@@ -144,11 +147,10 @@ export default function CampaignReport({ id }: { id: number }) {
           )}
         </section>
       </div>
-      <section className="card">
-        <h2>Bounces</h2>
+      <section className="card stack" aria-labelledby="report-bounces">
+        <h2 id="report-bounces">Bounces</h2>
         <p>
-          {s.bounces === 0 ? 'No mail of this campaign has bounced.' : `${n(s.bounces)} ${s.bounces === 1 ? 'mail' : 'mails'} bounced (${rate(s.bounces, sent)} of those sent).`}{' '}
-          {s.bounces > 0 && can(admin, 'campaigns') && <Link to="bounces">See the bounces</Link>}
+          {s.bounces === 0 ? 'No mail of this campaign has bounced.' : `${n(s.bounces)} ${s.bounces === 1 ? 'mail' : 'mails'} bounced (${rate(s.bounces, sent)} of those sent).`}
         </p>
         {s.deliveries.failed > 0 && (
           <p>
@@ -156,6 +158,7 @@ export default function CampaignReport({ id }: { id: number }) {
             <Link to={`campaigns/${id}/deliveries?status=failed`}>See which</Link>
           </p>
         )}
+        <BounceList id={id} />
       </section>
     </>
   );
@@ -181,6 +184,75 @@ function hourlySeries(s: CampaignStats) {
       { label: 'Clicks', values: times.map((t) => clicks.get(t)?.clicks ?? 0), color: '--chart-2' },
     ],
   };
+}
+
+/**
+ * The bounces matched to the campaign (GET …/bounces), a page at a time by id (`bounces_after` in the address): when,
+ * the subscriber (to their page), status and the rule's comment, and a link to the subscriber's bounces.
+ */
+function BounceList({ id }: { id: number }) {
+  const { admin } = useAuth();
+  const loc = useLocation();
+  const after = Number(loc.query.get('bounces_after')) || 0;
+  const page = useApi(
+    () => unwrap(api.GET('/api/v2/campaigns/{messageId}/bounces', { params: { path: { messageId: id }, query: { after_id: after, limit: BOUNCES_PAGE } } })),
+    [id, after],
+  );
+  if (page.status === 'error') return <ErrorState error={page.error} retry={page.reload} />;
+  if (!page.data) return <Loading label="Reading bounces…" />;
+  const { items, pagination } = page.data;
+  if (items.length === 0 && after === 0) return <p className="muted">No bounce message matched to this campaign.</p>;
+  return (
+    <>
+      <div className="table-wrap" tabIndex={0} role="region" aria-label="Bounces of this campaign">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Received</th>
+              <th scope="col">Subscriber</th>
+              <th scope="col">Status</th>
+              <th scope="col" className="hide-narrow">
+                Rule / comment
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((b) => (
+              <tr key={b.id}>
+                <td>{formatDate(b.date)}</td>
+                <td>
+                  {b.subscriber_id === null ? (
+                    <span className="muted">Not matched</span>
+                  ) : can(admin, 'subscribers') ? (
+                    <Link to={`subscribers/${b.subscriber_id}`}>{b.subscriber_email ?? `Subscriber ${b.subscriber_id}`}</Link>
+                  ) : (
+                    (b.subscriber_email ?? `Subscriber ${b.subscriber_id}`)
+                  )}
+                  {b.subscriber_id !== null && can(admin, 'campaigns') && (
+                    <>
+                      {' '}
+                      <Link to={`bounces?subscriber=${b.subscriber_id}`} aria-label={`All bounces of ${b.subscriber_email ?? `subscriber ${b.subscriber_id}`}`}>
+                        (bounces)
+                      </Link>
+                    </>
+                  )}
+                </td>
+                <td>{b.status ?? '—'}</td>
+                <td className="hide-narrow">{b.comment ?? '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Pager
+        total={pagination.total}
+        shown={items.length}
+        atStart={after === 0}
+        firstHref={withQuery(loc, { bounces_after: null })}
+        nextHref={pagination.has_more && pagination.next_cursor ? withQuery(loc, { bounces_after: String(pagination.next_cursor) }) : null}
+      />
+    </>
+  );
 }
 
 function Stat({ label, value, note }: { label: string; value: string; note?: string }) {

@@ -1,0 +1,135 @@
+-- Subscribers per domain and state (subscriber_domain_counts, 16 shards) and per local part
+-- (subscriber_local_part_counts), for the analytics endpoints (tracking/statistics.repository.ts), kept by
+-- statement-level triggers on subscribers reading the statement's transition tables, as 011_subscriber_count.sql
+-- keeps the number of subscribers: an import of many addresses writes each touched counter row once.
+-- The domain and local part are the text after and before the first `@`, lower-cased; addresses without `@` are
+-- not counted (reference §8.5). State: blacklisted, else confirmed, else unconfirmed.
+-- Rows are written in key order so two statements that touch the same local parts take their locks in one order.
+
+-- New rows: one upsert per rollup, in one statement.
+CREATE OR REPLACE FUNCTION subscriber_rollups_add() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  WITH d AS MATERIALIZED (
+    SELECT s.email, s.confirmed, s.blacklisted FROM new_subscribers s WHERE strpos(s.email, '@') > 0
+  ), domains AS (
+    INSERT INTO subscriber_domain_counts AS c (domain, shard, confirmed, unconfirmed, blacklisted)
+    SELECT lower(split_part(d.email, '@', 2)), pg_backend_pid() % 16,
+           count(*) FILTER (WHERE NOT d.blacklisted AND d.confirmed),
+           count(*) FILTER (WHERE NOT d.blacklisted AND NOT d.confirmed),
+           count(*) FILTER (WHERE d.blacklisted)
+    FROM d GROUP BY 1 ORDER BY 1
+    ON CONFLICT (domain, shard) DO UPDATE SET confirmed = c.confirmed + excluded.confirmed,
+      unconfirmed = c.unconfirmed + excluded.unconfirmed, blacklisted = c.blacklisted + excluded.blacklisted
+  )
+  INSERT INTO subscriber_local_part_counts AS c (local_part, subscribers)
+  SELECT lower(split_part(d.email, '@', 1)), count(*) FROM d GROUP BY 1 ORDER BY 1
+  ON CONFLICT (local_part) DO UPDATE SET subscribers = c.subscribers + excluded.subscribers;
+  RETURN NULL;
+END
+$$;
+
+-- Rows that go or change, as parallel arrays (a trigger's transition tables are not visible to the functions it
+-- calls): each row's email and state with +1 or -1, applied to both rollups. A local part left with no subscriber
+-- is deleted, so its row does not linger at the end of the top index (a second statement: a row updated by a
+-- statement cannot be deleted by the same one).
+CREATE OR REPLACE FUNCTION subscriber_rollups_apply(emails text[], confirmeds boolean[], blacklisteds boolean[], signs int[])
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  emptied text[];
+BEGIN
+  WITH d AS MATERIALIZED (
+    SELECT x.email, x.confirmed, x.blacklisted, x.sign
+    FROM unnest(emails, confirmeds, blacklisteds, signs) AS x(email, confirmed, blacklisted, sign)
+    WHERE strpos(x.email, '@') > 0
+  ), per_domain AS (
+    SELECT lower(split_part(d.email, '@', 2)) AS domain,
+           coalesce(sum(d.sign) FILTER (WHERE NOT d.blacklisted AND d.confirmed), 0) AS confirmed,
+           coalesce(sum(d.sign) FILTER (WHERE NOT d.blacklisted AND NOT d.confirmed), 0) AS unconfirmed,
+           coalesce(sum(d.sign) FILTER (WHERE d.blacklisted), 0) AS blacklisted
+    FROM d GROUP BY 1
+  ), domains AS (
+    INSERT INTO subscriber_domain_counts AS c (domain, shard, confirmed, unconfirmed, blacklisted)
+    SELECT p.domain, pg_backend_pid() % 16, p.confirmed, p.unconfirmed, p.blacklisted
+    FROM per_domain p WHERE p.confirmed <> 0 OR p.unconfirmed <> 0 OR p.blacklisted <> 0 ORDER BY 1
+    ON CONFLICT (domain, shard) DO UPDATE SET confirmed = c.confirmed + excluded.confirmed,
+      unconfirmed = c.unconfirmed + excluded.unconfirmed, blacklisted = c.blacklisted + excluded.blacklisted
+  ), local_parts AS (
+    INSERT INTO subscriber_local_part_counts AS c (local_part, subscribers)
+    SELECT lower(split_part(d.email, '@', 1)), sum(d.sign) FROM d GROUP BY 1 HAVING sum(d.sign) <> 0 ORDER BY 1
+    ON CONFLICT (local_part) DO UPDATE SET subscribers = c.subscribers + excluded.subscribers
+    RETURNING c.local_part, c.subscribers
+  )
+  SELECT array_agg(l.local_part) FILTER (WHERE l.subscribers <= 0) INTO emptied FROM local_parts l;
+  IF emptied IS NOT NULL THEN
+    DELETE FROM subscriber_local_part_counts WHERE local_part = ANY (emptied) AND subscribers <= 0;
+  END IF;
+END
+$$;
+CREATE OR REPLACE FUNCTION subscriber_rollups_remove() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM subscriber_rollups_apply(array_agg(s.email), array_agg(s.confirmed), array_agg(s.blacklisted), array_agg(-1))
+  FROM old_subscribers s HAVING count(*) > 0;
+  RETURN NULL;
+END
+$$;
+
+-- An update counts only the rows whose address or state changed (most updates touch neither): the old values out,
+-- the new ones in.
+CREATE OR REPLACE FUNCTION subscriber_rollups_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM subscriber_rollups_apply(array_agg(x.email), array_agg(x.confirmed), array_agg(x.blacklisted), array_agg(x.sign))
+  FROM old_subscribers o JOIN new_subscribers n ON n.id = o.id
+  CROSS JOIN LATERAL (VALUES (o.email, o.confirmed, o.blacklisted, -1), (n.email, n.confirmed, n.blacklisted, 1))
+    AS x(email, confirmed, blacklisted, sign)
+  WHERE o.email IS DISTINCT FROM n.email OR o.confirmed IS DISTINCT FROM n.confirmed
+     OR o.blacklisted IS DISTINCT FROM n.blacklisted
+  HAVING count(*) > 0;
+  RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION subscriber_rollups_clear() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM subscriber_domain_counts;
+  DELETE FROM subscriber_local_part_counts;
+  RETURN NULL;
+END
+$$;
+
+-- The first time the triggers are installed, count what is already there (writes held off meanwhile).
+DO $$
+BEGIN
+  IF NOT EXISTS (
+    SELECT 1 FROM pg_trigger WHERE tgname = 'subscribers_rollups_insert' AND tgrelid = 'subscribers'::regclass
+  ) THEN
+    LOCK TABLE subscribers IN SHARE MODE;
+    DELETE FROM subscriber_domain_counts;
+    DELETE FROM subscriber_local_part_counts;
+    INSERT INTO subscriber_domain_counts (domain, shard, confirmed, unconfirmed, blacklisted)
+    SELECT lower(split_part(email, '@', 2)), 0, count(*) FILTER (WHERE NOT blacklisted AND confirmed),
+           count(*) FILTER (WHERE NOT blacklisted AND NOT confirmed), count(*) FILTER (WHERE blacklisted)
+    FROM subscribers WHERE strpos(email, '@') > 0 GROUP BY 1;
+    INSERT INTO subscriber_local_part_counts (local_part, subscribers)
+    SELECT lower(split_part(email, '@', 1)), count(*) FROM subscribers WHERE strpos(email, '@') > 0 GROUP BY 1;
+  END IF;
+END
+$$;
+
+DROP TRIGGER IF EXISTS subscribers_rollups_insert ON subscribers;
+CREATE TRIGGER subscribers_rollups_insert AFTER INSERT ON subscribers
+  REFERENCING NEW TABLE AS new_subscribers
+  FOR EACH STATEMENT EXECUTE FUNCTION subscriber_rollups_add();
+
+DROP TRIGGER IF EXISTS subscribers_rollups_delete ON subscribers;
+CREATE TRIGGER subscribers_rollups_delete AFTER DELETE ON subscribers
+  REFERENCING OLD TABLE AS old_subscribers
+  FOR EACH STATEMENT EXECUTE FUNCTION subscriber_rollups_remove();
+
+DROP TRIGGER IF EXISTS subscribers_rollups_update ON subscribers;
+CREATE TRIGGER subscribers_rollups_update AFTER UPDATE ON subscribers
+  REFERENCING OLD TABLE AS old_subscribers NEW TABLE AS new_subscribers
+  FOR EACH STATEMENT EXECUTE FUNCTION subscriber_rollups_change();
+
+DROP TRIGGER IF EXISTS subscribers_rollups_truncate ON subscribers;
+CREATE TRIGGER subscribers_rollups_truncate AFTER TRUNCATE ON subscribers
+  FOR EACH STATEMENT EXECUTE FUNCTION subscriber_rollups_clear();
