@@ -79,7 +79,7 @@ export const segmentsMillion: Seed<SegmentFixture> = {
       update deliveries d set first_clicked_at = k.first_click
       from (select subscriber_id, min(clicked_at) as first_click from clicks where campaign_id = ${campaignId} group by subscriber_id) k
       where d.campaign_id = ${campaignId} and d.subscriber_id = k.subscriber_id`);
-    await db.execute(sql`vacuum (analyze) subscriber_attribute_values, subscriptions, deliveries, subscribers`);
+    await db.execute(sql`vacuum (analyze) subscriber_attribute_values, subscriptions, deliveries, subscribers, subscriber_engagement`);
 
     const definition = {
       match: 'all',
