@@ -9,9 +9,10 @@
 -- * Updates: a row trigger limited to the three columns, with a WHEN clause: claims and outcomes update deliveries all
 --   the time, a statement trigger would copy every updated row, and a WHEN is tested before an after-trigger is
 --   queued, so only a record whose time changed calls the function (a send, a first open, a first click).
--- * An upsert that only writes when a time moves forward (greatest() ignores nulls); the tracking flush and the sender
---   write records in id order, which within a campaign is subscriber order, so concurrent writers queue on these rows
---   in one order.
+-- * An upsert that only writes when a time moves forward (greatest() ignores nulls). It locks the subscriber's row
+--   until the writer commits; the writers' transactions are short (one outcome batch, one flush), and the rare
+--   deadlock between a flush and a sender batch that reach two shared subscribers in opposite orders is retried by
+--   both (the event buffer keeps its events and retries; recordOutcomes runs withOneRetry).
 -- * A removed record (its campaign or subscriber deleted) recomputes its subscribers' rows from what remains, once
 --   per statement; a subscriber with nothing left loses the row.
 
