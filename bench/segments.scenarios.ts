@@ -14,6 +14,12 @@ import { campaignStatsMillion } from './tracking.seeds.js';
  *   segment-freeze       a campaign to a segment of about 500,000: records frozen per second by one worker
  */
 
+/**
+ * Connections of the count and page scenarios unless BENCH_CONNECTIONS says otherwise: on 2 cores, 50 concurrent
+ * counts over a million subscribers only queue into autocannon's time-outs, and the figures are then none at all.
+ */
+const SEGMENT_CONNECTIONS = 2;
+
 interface SegmentFixture {
   sessionKey: string;
   definition: unknown;
@@ -164,6 +170,7 @@ async function freezeJob(fixture: SegmentFixture, context: JobContext) {
 export const segmentScenarios: readonly Scenario[] = [
   scenario<SegmentFixture>({
     name: 'segment-count',
+    connections: SEGMENT_CONNECTIONS,
     seed: segmentsMillion,
     requests: ({ sessionKey, definition }) => [
       {
@@ -176,11 +183,13 @@ export const segmentScenarios: readonly Scenario[] = [
   }),
   scenario<SegmentFixture>({
     name: 'segment-count-saved',
+    connections: SEGMENT_CONNECTIONS,
     seed: segmentsMillion,
     requests: ({ sessionKey, segmentId }) => [{ method: 'GET', path: `/api/v2/segments/${segmentId}/count`, headers: withSession(sessionKey) }],
   }),
   scenario<SegmentFixture>({
     name: 'segment-page',
+    connections: SEGMENT_CONNECTIONS,
     seed: segmentsMillion,
     requests: ({ sessionKey, segmentId, firstId, lastId }) => [
       {
