@@ -177,8 +177,7 @@ function leaf(c: LeafCondition, of: Correlate): SQL {
     case 'engagement': {
       if (c.campaignId === null) return anyCampaign(c.action, c.withinLastDays, c.negate, of);
       const column = engagementColumn(c.action);
-      const parts = [of('d'), sql`${column} is not null`];
-      if (c.campaignId !== null) parts.push(sql`d.campaign_id = ${c.campaignId}`);
+      const parts = [of('d'), sql`d.campaign_id = ${c.campaignId}`, sql`${column} is not null`];
       if (c.withinLastDays !== null) parts.push(sql`${column} >= ${since(c.withinLastDays)}`);
       const found = sql`exists (select 1 from deliveries d where ${sql.join(parts, sql` and `)})`;
       return c.negate ? sql`not ${found}` : found;
