@@ -290,11 +290,14 @@ async function main(): Promise<void> {
       ADMIN_PASSWORD: '',
     };
     const serviceEnv = { ...process.env, ...serviceOverrides };
+    // BENCH_CONNECTIONS when set, else the scenario's own count (LoadScenario.connections), else the default.
+    const connectionsOf = (scenario: Scenario) =>
+      process.env.BENCH_CONNECTIONS || isJobScenario(scenario) || !scenario.connections ? options.connections : scenario.connections;
     const driveInput = (name: string): DriveInput => ({
       scenario: name,
       url: `http://127.0.0.1:${port}`,
       fixture: fixtures.get(name),
-      connections: options.connections,
+      connections: connectionsOf(selected.find((s) => s.name === name)!),
       durationSeconds: options.durationSeconds,
       warmupSeconds: options.warmupSeconds,
       sessionKey,
@@ -308,7 +311,7 @@ async function main(): Promise<void> {
       const common = {
         scenario: scenario.name,
         database: bench.kind,
-        connections: options.connections,
+        connections: connectionsOf(scenario),
         duration_s: options.durationSeconds,
       };
       try {

@@ -16,6 +16,11 @@ export interface LoadScenario<T = unknown> {
   readonly name: string;
   readonly seed: Seed<T>;
   requests(fixture: T): autocannon.Request[];
+  /**
+   * Concurrent connections when BENCH_CONNECTIONS is not set: for requests heavy enough that the default 50 only
+   * queue into time-outs on a small machine (a count over a million subscribers).
+   */
+  readonly connections?: number;
 }
 
 /** What a job gets besides its fixture: the running service, and a super user's session key. */

@@ -82,6 +82,8 @@ export async function markCampaignSegment(tx: Executor, campaignId: number): Pro
 export interface CampaignSegment {
   /** Over `subscribers s`: who of the campaign's audience the segment lets through. */
   readonly predicate: SQL;
+  /** The same, for a statement that only looks at subscribers after `after` (a chunk of the freeze's walk). */
+  predicateAfter(after: number): SQL;
   /** The segment is narrowing the campaign's lists (rather than being the audience itself). */
   readonly narrowsLists: boolean;
 }
@@ -95,11 +97,15 @@ export async function campaignSegment(db: Executor, campaignId: number): Promise
   if (!row) return null;
   // node-postgres parses jsonb; PGlite does too, but a driver answering text is read the same way.
   const definition = typeof row.definition === 'string' ? (JSON.parse(row.definition) as GroupCondition) : row.definition;
-  return { predicate: segmentPredicate(definition), narrowsLists: row.narrows_lists };
+  return compiled(definition, row.narrows_lists);
 }
 
 /** The segment a campaign names now (before it is submitted), compiled; null when it names none. For audience counts. */
 export async function currentCampaignSegment(db: Executor, campaignId: number): Promise<CampaignSegment | null> {
   const target = await targetOf(db, campaignId);
-  return target && { predicate: segmentPredicate(target.definition), narrowsLists: target.hasLists };
+  return target && compiled(target.definition, target.hasLists);
+}
+
+function compiled(definition: GroupCondition, narrowsLists: boolean): CampaignSegment {
+  return { predicate: segmentPredicate(definition), predicateAfter: (after) => segmentPredicate(definition, after), narrowsLists };
 }

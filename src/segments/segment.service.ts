@@ -79,7 +79,7 @@ export async function countUnsaved(ctx: AppContext, definition: unknown): Promis
 }
 
 async function matchPage(ctx: AppContext, definition: GroupCondition, afterId: number, limit: number): Promise<MatchPage> {
-  const rows = await repo.matchingPage(ctx.db, segmentPredicate(definition), afterId, limit);
+  const rows = await repo.matchingPage(ctx.db, segmentPredicate(definition, afterId), afterId, limit);
   const last = rows[rows.length - 1];
   return {
     items: rows.map((r) => ({ id: r.id, email: r.email, confirmed: r.confirmed, blacklisted: r.blacklisted, created_at: toAtom(r.createdAt) })),

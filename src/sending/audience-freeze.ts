@@ -84,7 +84,7 @@ async function freezeStep(ctx: AppContext, campaignId: number, chunkSize: number
     const source = await audience.nextSource(tx, campaignId);
     if (!source) return { state: 'done' };
     const segment = await campaignSegment(tx, campaignId);
-    const chunk = await audience.freezeChunk(tx, campaignId, source, chunkSize, segment?.predicate ?? null);
+    const chunk = await audience.freezeChunk(tx, campaignId, source, chunkSize, segment?.predicateAfter(source.after) ?? null);
     return { state: 'chunk', added: chunk.added, allDone: chunk.allDone };
   });
 }
