@@ -134,7 +134,7 @@ describe('console: every view fits a 390 px phone', { skip }, () => {
     ['bounces', () => '/admin/bounces', (p) => p.getByText(/mailbox full/).first().waitFor()],
     ['bounce-rules', () => '/admin/bounce-rules', (p) => p.getByText(/recipient address rejected/).first().waitFor()],
     ['segments', () => '/admin/segments', (p) => p.getByRole('link', { name: /Confirmed readers/ }).waitFor()],
-    ['segment', () => `/admin/segments/${segmentId}`, (p) => p.getByLabel('Name').waitFor()],
+    ['segment', () => `/admin/segments/${segmentId}`, (p) => p.getByTestId('segment-sample').waitFor()],
   ];
 
   // Views that do not fit yet, in files other engineers are changing (reported to them): run and reported as todo, so
@@ -143,6 +143,7 @@ describe('console: every view fits a 390 px phone', { skip }, () => {
     dashboard: 'its Latest campaigns table scrolls sideways (Dashboard.tsx)',
     'campaign-deliveries': 'its table scrolls sideways (CampaignDeliveries.tsx, being moved onto ui/data.tsx)',
     analytics: 'three of its tables scroll sideways (Analytics.tsx)',
+    segment: 'the sample of matching addresses does not wrap a long address (SegmentEditor.tsx)',
   };
 
   for (const [name, path, ready] of views) {
