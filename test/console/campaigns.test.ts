@@ -149,8 +149,17 @@ describe('console: campaigns', { skip }, () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
     assert.match(new URL(page.url()).pathname, new RegExp(`/admin/campaigns/${id}$`));
     assert.equal(await page.getByLabel('Subject').inputValue(), 'Hello again [FIRST NAME]');
+    // The other message and schedule fields are saved with it.
+    await page.getByLabel('Reply to (optional)').fill('replies@example.com');
+    await page.getByLabel('To field (optional)').fill('Our readers');
+    await page.getByRole('combobox', { name: /^Repeat/ }).selectOption({ label: 'Every week' });
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved.').waitFor();
+    const [resaved] = await h.app.db.select().from(campaigns).where(eq(campaigns.id, id));
+    assert.deepEqual(
+      { subject: resaved!.subject, replyTo: resaved!.replyTo, toField: resaved!.toField, repeatInterval: resaved!.repeatInterval },
+      { subject: 'Hello again [FIRST NAME]', replyTo: 'replies@example.com', toField: 'Our readers', repeatInterval: 10080 },
+    );
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
     await page.getByTestId('campaigns').getByRole('link', { name: 'Hello again [FIRST NAME]' }).waitFor();
     await page.context().close();
