@@ -7,7 +7,15 @@ import { Page, PageQuery, cursorOf } from '../shared/pagination.js';
 import { errorResponses } from '../shared/schemas.js';
 import { asClientError, fieldText, formBoolean, formInteger, formParts } from './multipart-form.js';
 import { DEFAULT_TEMPLATES } from './template-defaults.js';
-import { DefaultTemplate, DefaultTemplateParams, Template, TemplateBody, TemplateParams } from './template.schemas.js';
+import {
+  DefaultTemplate,
+  DefaultTemplateParams,
+  Template,
+  TemplateBody,
+  TemplateCheckBody,
+  TemplateCheckResult,
+  TemplateParams,
+} from './template.schemas.js';
 import * as service from './template.service.js';
 
 const tags = ['templates'];
@@ -133,6 +141,25 @@ export const templateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) =>
       reply.code(201).send(await service.createTemplate(app.ctx, request.body, uploads.get(request) ?? null)),
+  );
+
+  app.post(
+    '/templates/check',
+    {
+      onRequest: guard,
+      schema: {
+        tags,
+        operationId: 'checkTemplate',
+        summary: 'Run the rules and checks of a save on HTML and text without saving them (ours)',
+        description:
+          'The console checks an edit before it is saved. The same rules as create and update ([CONTENT] in the HTML ' +
+          'and in the text when given) and the chosen checks; 200 `{ ok: true }` when nothing fails, else the 422 the ' +
+          'save would answer, each failure at `content` or `text`. Nothing is stored.',
+        body: TemplateCheckBody,
+        response: { 200: TemplateCheckResult, ...errorResponses(400, 403, 413, 422) },
+      },
+    },
+    async (request) => service.checkTemplate(app.ctx, request.body),
   );
 
   app.put(

@@ -52,6 +52,14 @@ export const TemplateBody = Type.Object(
 );
 export type TemplateBody = Static<typeof TemplateBody>;
 
+/** `POST /templates/check` (ours): the save's rules and checks on HTML and text that are not saved. */
+export const TemplateCheckBody = Type.Pick(TemplateBody, ['content', 'text', 'check_links', 'check_images', 'check_external_images'], {
+  additionalProperties: false,
+});
+export type TemplateCheckBody = Static<typeof TemplateCheckBody>;
+
+export const TemplateCheckResult = Type.Object({ ok: Type.Literal(true, { description: 'Nothing failed; failures are a 422 naming each' }) });
+
 export const TemplateParams = Type.Object({ templateId: IdParam });
 
 /** Reference §6.16: a built-in template. */

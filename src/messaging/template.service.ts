@@ -5,7 +5,7 @@ import { DEFAULT_TEXT, findDefaultTemplate, readDefaultTemplate } from './templa
 import { extractImages, imagesNotFull, linksNotFull, scanTemplateHtml } from './template-html.js';
 import { checkExternalImages } from './template-image-check.js';
 import * as repo from './template.repository.js';
-import { MAX_TEMPLATE_TEXT, type Template, type TemplateBody } from './template.schemas.js';
+import { MAX_TEMPLATE_TEXT, type Template, type TemplateBody, type TemplateCheckBody } from './template.schemas.js';
 
 export const TEMPLATE_NOT_FOUND = 'Template not found.';
 export const TITLE_TAKEN = 'Template title already exists.';
@@ -126,12 +126,21 @@ async function write(ctx: AppContext, id: number | null, values: TemplateValues)
 }
 
 /**
+ * The rules and checks a save would run, on HTML and text that are not saved (an edit in the console, before or
+ * instead of saving): nothing is written. A failure is the same 422 the save would answer.
+ */
+export async function checkTemplate(ctx: AppContext, body: TemplateCheckBody): Promise<{ ok: true }> {
+  await validate(ctx, body, body.content ?? null, body.text ?? null, 'content');
+  return { ok: true };
+}
+
+/**
  * The placeholder rule and the three optional checks, every failure reported at once (422). Failures of the
  * content are reported at `contentField`: `file` when the content is the uploaded file's.
  */
 async function validate(
   ctx: AppContext,
-  body: TemplateBody,
+  body: Pick<TemplateBody, 'check_links' | 'check_images' | 'check_external_images'>,
   content: string | null,
   text: string | null,
   contentField: 'content' | 'file',

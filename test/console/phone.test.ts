@@ -3,7 +3,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { createBounce, createList, createSubscriber, subscribe } from '../factories.js';
+import { bounceRules, campaignCounters, listCampaigns, templates } from '../../src/db/schema/index.js';
+import { createBounce, createCampaign, createDelivery, createList, createSubscriber, subscribe } from '../factories.js';
 import { SCREENSHOTS, browserSkip, openSignedIn, startConsole, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
@@ -30,7 +31,7 @@ function measure(page: Page): Promise<Measured> {
 }
 
 /*
- * Every view of the console's first part on a 390 px phone: nothing is wider than the screen (no sideways scrolling
+ * Every view of the console (both parts) on a 390 px phone: nothing is wider than the screen (no sideways scrolling
  * of the page or of a table) and a date in a table takes at most two lines. Long addresses and reasons are seeded on
  * purpose. Screenshots go to test-results/screenshots/phone-*.png.
  */
@@ -39,6 +40,10 @@ describe('console: every view fits a 390 px phone', { skip }, () => {
   let session: { key: string; id: number };
   let listId = 0;
   let subscriberId = 0;
+  let draftId = 0;
+  let sentId = 0;
+  let templateId = 0;
+  let segmentId = 0;
   before(async () => {
     h = await startConsole();
     const s = await h.app.adminWithSession({ loginName: 'phone-admin' });
@@ -64,6 +69,44 @@ describe('console: every view fits a 390 px phone', { skip }, () => {
     }
     const res = await h.app.inject({ method: 'POST', url: '/api/v2/administrators/attributes', headers: s.headers, payload: { name: 'Department', default_value: 'Sales' } });
     assert.equal(res.statusCode, 201, res.body);
+
+    // Part two: a draft and a sent campaign with long subjects, deliveries with long responses, a template, a rule.
+    const from = 'The Newsletter Department <newsletter.department@subdomain.example-company.com>';
+    const draft = await createCampaign(h.app.db, {
+      subject: 'A campaign subject long enough to wrap on a phone [FIRST NAME]',
+      ownerId: s.admin.id,
+      fromField: from,
+      body: '<p>Hello [EMAIL], read <a href="https://www.example-company.com/a/rather/long/path/to/the/autumn/offers">the offers</a>.</p>',
+    });
+    const sent = await createCampaign(h.app.db, { subject: 'The autumn issue with a rather long subject line', ownerId: s.admin.id, fromField: from, body: '<p>Hi</p>', status: 'sent', sentAt: new Date() });
+    draftId = draft.id;
+    sentId = sent.id;
+    await h.app.db.insert(listCampaigns).values([{ campaignId: draft.id, listId }, { campaignId: sent.id, listId }]);
+    await h.app.db.insert(campaignCounters).values({ campaignId: sent.id, sent: 4, failed: 1, opens: 3, uniqueOpens: 2, humanOpens: 2, uniqueHumanOpens: 2, clicks: 1, uniqueClicks: 1, humanClicks: 1 });
+    for (const [i, sub] of (await h.app.db.query.subscriptions.findMany()).entries()) {
+      await createDelivery(h.app.db, sent.id, sub.subscriberId, i === 0
+        ? { status: 'failed', sentAt: null, attempts: 3, lastResponse: '550 5.1.1 <someone.with.a.long.address.0@subdomain.example-company.com>: Recipient address rejected: User unknown in virtual mailbox table' }
+        : { attempts: 1, lastResponse: '250 2.0.0 Ok: queued as 4XKJ2M1Z9Qz1abcdefghijklmnop' });
+    }
+    const [template] = await h.app.db
+      .insert(templates)
+      .values({ title: 'A template with a long title for the phone', content: '<html><body><p>[CONTENT]</p><p><a href="[UNSUBSCRIBEURL]">Unsubscribe</a></p></body></html>' })
+      .returning();
+    templateId = template!.id;
+    await h.app.db.insert(bounceRules).values({
+      regex: '/recipient address rejected: user unknown in (virtual|local) (mailbox|recipient) table/i',
+      regexHash: 'phone-rule',
+      action: 'blacklistuseranddeletebounce',
+      comment: 'Unknown users are never coming back',
+    });
+    const segment = await h.app.inject({
+      method: 'POST',
+      url: '/api/v2/segments',
+      headers: s.headers,
+      payload: { name: 'Confirmed readers with a long segment name', definition: { match: 'all', conditions: [{ type: 'confirmed', value: true }] } },
+    });
+    assert.equal(segment.statusCode, 201, segment.body);
+    segmentId = (segment.json() as { id: number }).id;
   });
   after(async () => h?.close());
 
@@ -79,10 +122,32 @@ describe('console: every view fits a 390 px phone', { skip }, () => {
     ['admin-attributes', () => '/admin/administrator-attributes', (p) => p.getByRole('row', { name: /Department/ }).waitFor()],
     ['administrators', () => '/admin/administrators', (p) => p.getByRole('row', { name: /phone-admin/ }).waitFor()],
     ['account', () => '/admin/account', (p) => p.getByLabel('Your e-mail').waitFor()],
+    ['campaigns', () => '/admin/campaigns', (p) => p.getByRole('link', { name: /The autumn issue/ }).waitFor()],
+    ['campaign-editor', () => `/admin/campaigns/${draftId}`, (p) => p.getByTestId('checks').getByText(/FIRST NAME/).first().waitFor()],
+    ['campaign-send', () => `/admin/campaigns/${draftId}/send`, (p) => p.getByTestId('audience').getByText('3').waitFor()],
+    ['campaign-progress', () => `/admin/campaigns/${sentId}/send`, (p) => p.getByRole('heading', { name: 'Progress' }).waitFor()],
+    ['campaign-deliveries', () => `/admin/campaigns/${sentId}/deliveries`, (p) => p.getByText('5 shown of 5').waitFor()],
+    ['campaign-report', () => `/admin/campaigns/${sentId}/report`, (p) => p.getByRole('heading', { name: 'Opens and clicks per hour' }).waitFor()],
+    ['analytics', () => '/admin/analytics', (p) => p.locator('.chart canvas').first().waitFor()],
+    ['templates', () => '/admin/templates', (p) => p.getByRole('link', { name: /A template with a long title/ }).waitFor()],
+    ['template', () => `/admin/templates/${templateId}`, (p) => p.frameLocator('iframe[title="Template preview"]').getByText('Sample campaign heading').waitFor()],
+    ['bounces', () => '/admin/bounces', (p) => p.getByText(/mailbox full/).first().waitFor()],
+    ['bounce-rules', () => '/admin/bounce-rules', (p) => p.getByText(/recipient address rejected/).first().waitFor()],
+    ['segments', () => '/admin/segments', (p) => p.getByRole('link', { name: /Confirmed readers/ }).waitFor()],
+    ['segment', () => `/admin/segments/${segmentId}`, (p) => p.getByTestId('segment-sample').waitFor()],
   ];
 
+  // Views that do not fit yet, in files other engineers are changing (reported to them): run and reported as todo, so
+  // the failure stays visible without failing the suite, and turns into a pass when fixed.
+  const knownTooWide: Record<string, string> = {
+    dashboard: 'its Latest campaigns table scrolls sideways (Dashboard.tsx)',
+    'campaign-deliveries': 'its table scrolls sideways (CampaignDeliveries.tsx, being moved onto ui/data.tsx)',
+    analytics: 'three of its tables scroll sideways (Analytics.tsx)',
+    segment: 'the sample of matching addresses does not wrap a long address (SegmentEditor.tsx)',
+  };
+
   for (const [name, path, ready] of views) {
-    test(`${name} at 390 px`, async () => {
+    test(`${name} at 390 px`, { todo: knownTooWide[name] ?? false }, async () => {
       const page = await openSignedIn(h, session, path(), { phone: true });
       await ready(page);
       mkdirSync(SCREENSHOTS, { recursive: true });

@@ -140,6 +140,22 @@ describe('console: templates, bounces and bounce rules', { skip }, () => {
     await results.getByText('Template saved.', { exact: false }).waitFor();
     const saved = (await h.app.inject({ method: 'GET', url: `/api/v2/templates/${list.items[0].id}`, headers: headers() })).json();
     assert.ok(saved.content.endsWith('<!-- edited -->'));
+
+    // The checks run on an unsaved edit too: a relative link typed into the editor is found with its line, and the
+    // saved template is left as it was.
+    await editor.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('\n<a href="/unsaved-page">draft</a>');
+    await page.getByRole('button', { name: 'Run the checks now' }).click();
+    await results.getByText('The checks found, in the HTML as it is now (not saved):').waitFor();
+    await results.getByText('Not full URLs: /unsaved-page').waitFor();
+    await results.getByRole('button', { name: /^line \d+$/ }).click();
+    await page.locator('.cm-activeLine').filter({ hasText: '/unsaved-page' }).waitFor();
+    await page.getByLabel('Links are full URLs').uncheck();
+    await page.getByRole('button', { name: 'Run the checks now' }).click();
+    await results.getByText('The HTML as it is now (not saved yet) follows the rules. No checks were chosen.').waitFor();
+    const unchanged = (await h.app.inject({ method: 'GET', url: `/api/v2/templates/${saved.id}`, headers: headers() })).json();
+    assert.equal(unchanged.content, saved.content);
     await previewScreenshots(h, session, 'template-editor', `/admin/templates/${saved.id}`);
     await screenshots(h, session, 'templates', '/admin/templates', (p) => p.getByRole('link', { name: 'Newsletter' }).waitFor());
   });

@@ -502,3 +502,45 @@ describe('DELETE /api/v2/templates/{id}', () => {
     assert.equal((await t.inject({ method: 'DELETE', url: '/api/v2/templates/-1', headers })).statusCode, 404);
   });
 });
+
+describe('POST /api/v2/templates/check (ours)', () => {
+  const check = (payload: unknown, h: Record<string, string> = headers) =>
+    t.inject({ method: 'POST', url: '/api/v2/templates/check', headers: h, payload: payload as Record<string, unknown> });
+
+  test("the save's rules and checks on unsaved HTML: 200 when all pass, the save's 422 when not, nothing stored", async () => {
+    const before = await t.db.select({ id: templates.id }).from(templates);
+    const ok = await check({ content: '[CONTENT]<a href="https://example.com/">a</a><img src="https://example.com/a.png">', check_links: true, check_images: true });
+    assert.deepEqual([ok.statusCode, ok.json()], [200, { ok: true }]);
+    const bad = await check({
+      content: '<a href="a.html">a</a><img src="b.png">',
+      text: 'no placeholder',
+      check_links: true,
+      check_images: true,
+    });
+    assert.equal(bad.statusCode, 422);
+    assert.deepEqual(
+      bad.json(),
+      invalid({
+        content: ['The content must include at least one "[CONTENT]" placeholder.', 'Not full URLs: a.html', 'Image "b.png" is not a full URL.'],
+        text: ['The text must include at least one "[CONTENT]" placeholder.'],
+      }),
+    );
+    // Checks not asked for are not run; the remote image check asks the image's server.
+    assert.deepEqual((await check({ content: '[CONTENT]<a href="a.html">a</a>' })).json(), { ok: true });
+    const remote = await check({ content: `[CONTENT]<img src="${imageBase}/missing.png">`, check_external_images: true });
+    assert.equal(remote.statusCode, 422);
+    assert.deepEqual(remote.json(), invalid({ content: [UNREACHABLE(`${imageBase}/missing.png`)] }));
+    assert.deepEqual(await t.db.select({ id: templates.id }).from(templates), before);
+  });
+
+  test('a wrong type → 422; no session → 403; without the campaigns privilege → 403', async () => {
+    const wrong = await check({ content: 5, check_links: 'yes' });
+    assert.equal(wrong.statusCode, 422);
+    assert.deepEqual(Object.keys((wrong.json() as { errors: Record<string, string[]> }).errors).sort(), ['check_links', 'content']);
+    const anonymous = await t.inject({ method: 'POST', url: '/api/v2/templates/check', payload: { content: '[CONTENT]' } });
+    assert.deepEqual([anonymous.statusCode, anonymous.json()], [403, NO_SESSION]);
+    const { headers: statsOnly } = await t.adminWithSession({ superUser: false, privileges: { statistics: true } });
+    const denied = await check({ content: '[CONTENT]' }, statsOnly);
+    assert.deepEqual([denied.statusCode, denied.json()], [403, DENIED]);
+  });
+});

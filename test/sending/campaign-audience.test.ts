@@ -1,6 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { blacklist } from '../../src/db/schema/index.js';
+import { eq, sql } from 'drizzle-orm';
+import { blacklist, lists, subscribers, subscriptions } from '../../src/db/schema/index.js';
+import { queryRows } from '../../src/db/client.js';
 import { createSubscriber, subscribe } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
 import { deliveryRows, freezeAudiences, listWithMembers, parkOtherCampaigns, sendableCampaign } from './send-fixtures.js';
@@ -66,5 +68,71 @@ describe('GET /api/v2/campaigns/{id}/audience', () => {
     assert.equal((await t.inject({ method: 'POST', url: `/api/v2/campaigns/${c.id}/send`, headers })).statusCode, 200);
     await freezeAudiences(t.ctx);
     assert.equal((await deliveryRows(t.db, c.id)).length, 5);
+  });
+
+  test('one list is answered from the sendable counters, which follow every change that moves a member in or out', async () => {
+    const { list, members } = await listWithMembers(t.db, 4, { prefix: 'cnt' });
+    const other = (await listWithMembers(t.db, 1, { prefix: 'cnt-other' })).list;
+    const c = await sendableCampaign(t.db, [list.id]);
+    // The rule itself, counted row by row: what the counters must always equal.
+    const exact = async () => {
+      const [row] = await queryRows<{ n: number }>(
+        t.db,
+        sql`select count(*)::int as n from subscriptions m join subscribers s on s.id = m.subscriber_id
+            where m.list_id = ${list.id} and s.confirmed and not s.blacklisted and not s.disabled
+              and not exists (select 1 from blacklist b where lower(b.email) = lower(s.email))`,
+      );
+      return row!.n;
+    };
+    const expectCount = async (count: number, step: string) => {
+      assert.equal(await exact(), count, `the rule, after ${step}`);
+      const res = await get(`/campaigns/${c.id}/audience`);
+      assert.equal(res.statusCode, 200);
+      assert.deepEqual(res.json(), { count, lists: 1 }, `the endpoint, after ${step}`);
+    };
+    await expectCount(4, 'subscribing four confirmed members');
+
+    const [a, b, d, e] = members as [(typeof members)[0], (typeof members)[0], (typeof members)[0], (typeof members)[0]];
+    await t.db.update(subscribers).set({ confirmed: false }).where(eq(subscribers.id, a.id));
+    await expectCount(3, 'unconfirming one');
+    await t.db.update(subscribers).set({ bounceCount: 3 }).where(eq(subscribers.id, a.id));
+    await expectCount(3, 'an update of no flag');
+    await t.db.update(subscribers).set({ confirmed: true }).where(eq(subscribers.id, a.id));
+    await expectCount(4, 'confirming it again');
+    await t.db.update(subscribers).set({ blacklisted: true }).where(eq(subscribers.id, b.id));
+    await t.db.update(subscribers).set({ disabled: true }).where(eq(subscribers.id, d.id));
+    await expectCount(2, 'flagging one blacklisted and disabling one');
+    await t.db.update(subscribers).set({ blacklisted: false, disabled: false }).where(sql`${subscribers.id} in (${b.id}, ${d.id})`);
+    await expectCount(4, 'clearing both flags in one statement');
+
+    // The blacklist table, matched without regard to case; an address changed onto and off it.
+    await t.db.insert(blacklist).values({ email: e.email.toUpperCase() });
+    await expectCount(3, "blacklisting a member's address");
+    await t.db.update(blacklist).set({ reason: 'still listed' }).where(sql`lower(${blacklist.email}) = ${e.email.toLowerCase()}`);
+    await expectCount(3, 'editing the entry but not its address');
+    await t.db.update(blacklist).set({ email: 'cnt-nobody@example.com' }).where(sql`lower(${blacklist.email}) = ${e.email.toLowerCase()}`);
+    await expectCount(4, "moving the entry to an address that is nobody's");
+    await t.db.update(subscribers).set({ email: 'CNT-Nobody@example.com' }).where(eq(subscribers.id, e.id));
+    await expectCount(3, 'changing a member address to the blacklisted one');
+    await t.db.delete(blacklist).where(sql`lower(${blacklist.email}) = 'cnt-nobody@example.com'`);
+    await expectCount(4, 'removing the entry');
+
+    // A member that is not sendable joining, then leaving, changes nothing; a sendable one does.
+    const unconfirmed = await createSubscriber(t.db, { email: 'cnt-unconfirmed@example.com', confirmed: false });
+    await subscribe(t.db, list.id, unconfirmed.id);
+    await expectCount(4, 'an unconfirmed subscriber joining');
+    await t.db.delete(subscriptions).where(eq(subscriptions.subscriberId, unconfirmed.id));
+    await expectCount(4, 'it leaving');
+    await t.db.delete(subscriptions).where(sql`${subscriptions.listId} = ${list.id} and ${subscriptions.subscriberId} = ${a.id}`);
+    await expectCount(3, 'a member unsubscribing');
+    await t.db.update(subscriptions).set({ listId: list.id }).where(eq(subscriptions.listId, other.id));
+    await expectCount(4, "moving the other list's member onto this one");
+
+    // Deleting a subscriber (its subscriptions go with it) and deleting the list (its counters go with it).
+    await t.db.delete(subscribers).where(eq(subscribers.id, b.id));
+    await expectCount(3, 'deleting a member subscriber');
+    await t.db.delete(lists).where(eq(lists.id, list.id));
+    const left = await queryRows<{ n: number }>(t.db, sql`select count(*)::int as n from list_sendable_counts where list_id = ${list.id}`);
+    assert.deepEqual(left, [{ n: 0 }]);
   });
 });

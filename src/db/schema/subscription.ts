@@ -183,6 +183,24 @@ export const listMemberCounts = pgTable(
   (t) => [primaryKey({ columns: [t.listId, t.shard] })],
 );
 
+/**
+ * Sendable members per list (confirmed, not blacklisted, not disabled, address not in the blacklist table: the rule
+ * the sender freezes an audience by), kept by statement-level triggers on subscriptions, subscribers and blacklist
+ * (routines/014_list_sendable_counts.sql) in 16 shards like list_member_counts, so a send confirmation to one list
+ * reads a few rows instead of counting a million members.
+ */
+export const listSendableCounts = pgTable(
+  'list_sendable_counts',
+  {
+    listId: integer('list_id')
+      .notNull()
+      .references(() => lists.id, { onDelete: 'cascade' }),
+    shard: integer('shard').notNull(),
+    members: bigint('members', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.listId, t.shard] })],
+);
+
 /** Subscribe pages (reference §5.11, §6.12): a public form offering some lists; its settings live in page data. */
 export const subscribePages = pgTable(
   'subscribe_pages',

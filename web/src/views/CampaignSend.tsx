@@ -6,6 +6,7 @@ import { useApi } from '../api/useApi';
 import { Link } from '../router';
 import { ErrorState, Loading, Notice, PageHeader, formatDate, useAction } from '../ui/kit';
 import { usePoll } from '../ui/poll';
+import './campaign/campaign.css';
 
 /** The page asks for fresh figures this often while a send is under way (the brief: at least every 2 s). */
 const POLL_MS = 1500;
@@ -207,8 +208,17 @@ function Progress({ initial, back }: { initial: Campaign; back: { to: string; la
             </>
           )}
         </dl>
-        {stats.sender.paused_reason && <Notice kind="error">The sender paused this campaign: {stats.sender.paused_reason}</Notice>}
-        {finished && stats.outcome.reason && <Notice kind="error">Latest failure: {stats.outcome.reason}</Notice>}
+        {/* Server replies name addresses and hosts, long words that must wrap on a phone. */}
+        {stats.sender.paused_reason && (
+          <Notice kind="error">
+            <span className="wrap-anywhere">The sender paused this campaign: {stats.sender.paused_reason}</span>
+          </Notice>
+        )}
+        {finished && stats.outcome.reason && (
+          <Notice kind="error">
+            <span className="wrap-anywhere">Latest failure: {stats.outcome.reason}</span>
+          </Notice>
+        )}
         <p className="row">
           <Link to={`campaigns/${id}/deliveries`}>Deliveries, one by one</Link>
           <Link to={`campaigns/${id}/report`}>Report: opens and clicks</Link>

@@ -10,6 +10,8 @@ export interface CheckReport {
   checks: Checks;
   /** The uploaded file's name, when the save was an upload. */
   file: string | null;
+  /** The checks were run on the editor's HTML without saving it (POST /templates/check). */
+  dryRun?: boolean;
   problems: { field: string; message: string; lines: number[] }[];
 }
 
@@ -38,7 +40,7 @@ export function findLines(html: string, message: string): number[] {
   return [...found].sort((a, b) => a - b);
 }
 
-/** What the last save's checks said: each problem with the lines it comes from (a click moves the editor there). */
+/** What the last save's (or check's) checks said: each problem with the lines it comes from (a click moves the editor there). */
 export function CheckResults({ report, goToLine }: { report: CheckReport; goToLine: (line: number) => void }) {
   const ran = [report.checks.links && 'links are full URLs', report.checks.images && 'images are full URLs', report.checks.external && 'remote images load'].filter(
     Boolean,
@@ -46,14 +48,16 @@ export function CheckResults({ report, goToLine }: { report: CheckReport; goToLi
   if (report.ok) {
     return (
       <div className="notice success" role="status" data-testid="check-results">
-        {report.file ? `“${report.file}” uploaded and saved.` : 'Template saved.'}{' '}
+        {report.dryRun ? 'The HTML as it is now (not saved yet) follows the rules.' : report.file ? `“${report.file}” uploaded and saved.` : 'Template saved.'}{' '}
         {ran.length ? `Checks passed: ${ran.join(', ')}.` : 'No checks were chosen.'}
       </div>
     );
   }
   return (
     <section className="notice error check-results" role="alert" data-testid="check-results">
-      <p className="state-title">{report.file ? `“${report.file}” was not saved:` : 'The template was not saved:'}</p>
+      <p className="state-title">
+        {report.dryRun ? 'The checks found, in the HTML as it is now (not saved):' : report.file ? `“${report.file}” was not saved:` : 'The template was not saved:'}
+      </p>
       <ul>
         {report.problems.map((p, i) => (
           <li key={i}>

@@ -114,6 +114,28 @@ function TemplateForm({ template }: { template: Template | null }) {
     }
   };
 
+  /** The chosen checks on the editor's HTML and text as they are, saving nothing (POST /templates/check). */
+  const runChecks = async () => {
+    setBusy(true);
+    setReport(null);
+    try {
+      await unwrap(
+        api.POST('/api/v2/templates/check', {
+          body: { content, text: text === '' ? null : text, check_links: checks.links, check_images: checks.images, check_external_images: checks.external },
+        }),
+      );
+      setReport({ ok: true, checks, file: null, problems: [], dryRun: true });
+    } catch (err) {
+      const error = err as ApiError;
+      const problems = Object.entries(error.fields).flatMap(([field, messages]) =>
+        messages.map((message) => ({ field, message, lines: field === 'content' ? findLines(content, message) : [] })),
+      );
+      setReport({ ok: false, checks, file: null, problems: problems.length ? problems : [{ field: '', message: error.message, lines: [] }], dryRun: true });
+    } finally {
+      setBusy(false);
+    }
+  };
+
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void save(null);
@@ -141,7 +163,7 @@ function TemplateForm({ template }: { template: Template | null }) {
             </label>
           </div>
           <fieldset>
-            <legend>Checks when saving</legend>
+            <legend>Checks (run when saving, or now without saving)</legend>
             <div className="checks">
               <label className="inline">
                 <input type="checkbox" checked={checks.links} onChange={(e) => setChecks({ ...checks, links: e.target.checked })} /> Links are full URLs
@@ -154,6 +176,9 @@ function TemplateForm({ template }: { template: Template | null }) {
                 load (asks each image's server)
               </label>
             </div>
+            <button type="button" className="button" disabled={busy} onClick={() => void runChecks()}>
+              Run the checks now
+            </button>
           </fieldset>
           <div className="row">
             <label>

@@ -8,9 +8,27 @@ type Width = 'desktop' | 'phone';
 
 /**
  * The campaign as one subscriber gets it, rendered by the API with the sender's composer. The HTML goes into an
- * iframe with `sandbox=""` (no scripts, an opaque origin: nothing it loads carries the console's credentials, which
- * live in a header anyway) through `srcdoc`; the text part is shown beside it.
+ * iframe with `sandbox=""` (no scripts, no forms, an opaque origin: nothing it loads carries the console's
+ * credentials, which live in a header anyway) through `srcdoc`, under PREVIEW_POLICY; the text part is shown beside
+ * it.
  */
+
+/*
+ * What the previewed document may load: its own inline styles and data: images (the API turns the campaign's embedded
+ * images into those). Nothing else, so a remote image or a campaign's own URL on the service (an unsubscribe image, a
+ * pixel someone pasted) is never fetched by previewing, and scripts are refused twice over.
+ */
+const PREVIEW_POLICY = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'">`;
+
+/** The campaign's HTML with PREVIEW_POLICY first in its head (a policy in a meta counts only there). */
+export function withPreviewPolicy(html: string): string {
+  const head = /<head(\s[^>]*)?>/i.exec(html);
+  if (head) return html.slice(0, head.index + head[0].length) + PREVIEW_POLICY + html.slice(head.index + head[0].length);
+  // No head: before everything but a doctype, where the parser opens the implied head for it.
+  const doctype = /^\s*<!doctype[^>]*>/i.exec(html);
+  const at = doctype ? doctype[0].length : 0;
+  return html.slice(0, at) + PREVIEW_POLICY + html.slice(at);
+}
 export function PreviewPanel({ campaignId, version }: { campaignId: number; version: number }) {
   const { admin } = useAuth();
   const maySearch = can(admin, 'subscribers');
@@ -101,7 +119,7 @@ export function PreviewPanel({ campaignId, version }: { campaignId: number; vers
                 <iframe
                   title={`HTML preview for ${preview.subscriber.email}`}
                   sandbox=""
-                  srcDoc={preview.html}
+                  srcDoc={withPreviewPolicy(preview.html)}
                   className={`preview-frame ${width}`}
                 />
                 <p className="muted small">Remote images are not loaded here; links are shown as written, not tracked.</p>
