@@ -1,5 +1,5 @@
 import { eq, lt, sql } from 'drizzle-orm';
-import { queryRows, type Database, type Executor } from '../db/client.js';
+import { queryRows, type AppDb, type Executor } from '../db/client.js';
 import { loginFailures, sessions } from '../db/schema/index.js';
 
 export async function insertSession(db: Executor, administratorId: number, keyHash: string, expiresAt: Date) {
@@ -22,7 +22,7 @@ export interface LiveSession {
  * The live session for a key hash and its administrator's rights, if the session is unexpired and the admin enabled.
  * Every authenticated request runs it, so it is a prepared statement returning only what authorisation reads.
  */
-export async function findLiveSession(database: Database, keyHash: string): Promise<LiveSession | undefined> {
+export async function findLiveSession(database: AppDb, keyHash: string): Promise<LiveSession | undefined> {
   const [row] = await database.prepared<LiveSession>(
     'live_session',
     `select s.id as "sessionId", a.id as "adminId", a.super_user as "superUser",
