@@ -35,6 +35,12 @@ export async function findSubscriber(db: Executor, id: number): Promise<Subscrib
   return row;
 }
 
+/** The subscribers of these ids that still exist, in no particular order. */
+export async function findSubscribers(db: Executor, ids: readonly number[]): Promise<SubscriberRow[]> {
+  if (ids.length === 0) return [];
+  return db.select().from(subscribers).where(inArray(subscribers.id, [...ids]));
+}
+
 export async function findSubscriberByUniqueId(db: Executor, uniqueId: string): Promise<SubscriberRow | undefined> {
   const [row] = await db.select().from(subscribers).where(eq(subscribers.uniqueId, uniqueId));
   return row;
