@@ -46,6 +46,13 @@ export async function findSubscriberByUniqueId(db: Executor, uniqueId: string): 
   return row;
 }
 
+/** The id of the subscriber with this id, or with this address (case-insensitive, on the lower(email) index). */
+export async function findSubscriberId(db: Executor, by: { id: number } | { email: string }): Promise<number | undefined> {
+  const where = 'id' in by ? eq(subscribers.id, by.id) : sql`lower(${subscribers.email}) = ${by.email.toLowerCase()}`;
+  const [row] = await db.select({ id: subscribers.id }).from(subscribers).where(where).limit(1);
+  return row?.id;
+}
+
 /** Whether another subscriber (not `exceptId`) has this e-mail address, case-insensitively. */
 export async function emailTaken(db: Executor, email: string, exceptId?: number): Promise<boolean> {
   const [row] = await db
