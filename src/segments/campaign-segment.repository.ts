@@ -1,18 +1,22 @@
 import { eq, sql } from 'drizzle-orm';
-import type { Executor } from '../db/client.js';
-import { campaigns, campaignSegments, listCampaigns } from '../db/schema/index.js';
+import { queryRows, type Executor } from '../db/client.js';
+import { bool, textOrNull } from '../db/row.js';
+import { campaignSegments } from '../db/schema/index.js';
 
 // The SQL of campaign-segment.ts: what a campaign names in `user_selection`, and its frozen segment.
 
-/** A campaign's `user_selection` and whether it is linked to any list; undefined when there is no such campaign. */
+/**
+ * A campaign's `user_selection` and whether it is linked to any list; undefined when there is no such campaign. Raw:
+ * in a one-table select the builder writes columns inside a `sql` field without their table, which would turn the
+ * correlated `exists` into a comparison of list_campaigns with itself.
+ */
 export async function findCampaignSelection(db: Executor, campaignId: number) {
-  const [campaign] = await db
-    .select({
-      userSelection: campaigns.userSelection,
-      hasLists: sql<boolean>`exists (select 1 from ${listCampaigns} where ${listCampaigns.campaignId} = ${campaigns.id})`,
-    })
-    .from(campaigns)
-    .where(eq(campaigns.id, campaignId));
+  const [campaign] = await queryRows(
+    db,
+    sql`select user_selection, exists (select 1 from list_campaigns lc where lc.campaign_id = c.id) as has_lists
+        from campaigns c where c.id = ${campaignId}`,
+    (row) => ({ userSelection: textOrNull(row, 'user_selection'), hasLists: bool(row, 'has_lists') }),
+  );
   return campaign;
 }
 
