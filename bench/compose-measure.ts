@@ -92,7 +92,6 @@ async function main() {
   const db = database.db;
   const ctx: AppContext = {
     config,
-    database,
     db,
     mailer: createMailer(config),
     transport: createTransport(config),

@@ -118,7 +118,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   events.start();
   const bounceCounts = new BounceCounts({ db: database.db, log: app.log });
   bounceCounts.start();
-  const ctx: AppContext = { config, database, db: database.db, mailer, transport, log: app.log, secrets, events, bounceCounts };
+  const ctx: AppContext = { config, db: database.db, mailer, transport, log: app.log, secrets, events, bounceCounts };
   app.decorate('ctx', ctx);
   app.addHook('onClose', async () => {
     // Answered opens and clicks are written before the database closes (the server has stopped taking requests).

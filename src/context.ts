@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
-import type { Database, Db } from './db/client.js';
+import type { AppDb } from './db/client.js';
 import type { Mailer } from './mail/mailer.js';
 import type { BounceCounts } from './messaging/bounce-counts.js';
 import type { Transport } from './sending/transport.js';
@@ -9,8 +9,8 @@ import type { EventBuffer } from './tracking/event-buffer.js';
 /** What services need from the running application. Built once in buildApp and passed explicitly. */
 export interface AppContext {
   readonly config: Config;
-  readonly database: Database;
-  readonly db: Db;
+  /** The one database handle (Drizzle, plus prepared reads); its lifecycle stays with buildApp. */
+  readonly db: AppDb;
   readonly mailer: Mailer;
   /** Campaign mail: finished messages to SMTP (round-robin over SMTP_URL's servers) or the outbox. */
   readonly transport: Transport;

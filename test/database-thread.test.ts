@@ -92,7 +92,7 @@ describe('the embedded database thread', { skip }, () => {
     assert.equal((await app.inject({ method: 'GET', url: '/api/v2/lists', headers })).statusCode, 200);
 
     // What a crash of the WebAssembly database looks like from here: its thread ends.
-    await (app.ctx.database.db as unknown as { $client: { worker: Worker } }).$client.worker.terminate();
+    await (app.ctx.db as unknown as { $client: { worker: Worker } }).$client.worker.terminate();
     const response = await app.inject({ method: 'GET', url: '/api/v2/lists', headers });
     assert.equal(response.statusCode, 503, response.body);
     assert.equal(response.headers['retry-after'], '5');

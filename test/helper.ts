@@ -5,7 +5,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
-import type { Db } from '../src/db/client.js';
+import type { Database, Db } from '../src/db/client.js';
 import { createAdmin, createSessionKey, type AdminOptions } from './factories.js';
 import { openTestDatabase } from './db.js';
 import { startSmtpSink, type SmtpSink } from './smtp-sink.js';
@@ -14,6 +14,8 @@ export interface TestApp {
   readonly app: FastifyInstance;
   readonly ctx: AppContext;
   readonly db: Db;
+  /** The database's lifecycle (what buildApp was given), for tests that build a second app on it. */
+  readonly database: Database;
   readonly config: Config;
   /** The SMTP sink every mail of this app goes to. */
   readonly smtp: SmtpSink;
@@ -48,6 +50,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     app,
     ctx: app.ctx,
     db: app.ctx.db,
+    database: testDb.database,
     config,
     smtp,
     databaseUrl: testDb.url,

@@ -91,7 +91,7 @@ describe('PGLITE_MAX_REQUESTS', () => {
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
     // pg_sleep is synchronous in PGlite: in-process, it froze the thread that accepts connections for its duration.
     let finished = false;
-    const slow = testDb.database.prepared('slow', 'select pg_sleep(8)', []).then(() => (finished = true));
+    const slow = testDb.database.db.prepared('slow', 'select pg_sleep(8)', []).then(() => (finished = true));
     const health = await fetch(`${address}/healthz`);
     assert.equal(health.status, 200);
     assert.equal(finished, false, '/healthz was answered while the statement ran');
@@ -127,7 +127,7 @@ describe('PGLITE_MAX_WAIT_MS', { skip: !pglite && 'the embedded database only' }
   test('while a statement has waited past the bound, new requests get 503 at once; /healthz always; then all is served again', { timeout: 60_000 }, async () => {
     const { app, testDb } = started;
     let finished = false;
-    const slow = testDb.database.prepared('slow', 'select pg_sleep(6)', []).then(() => (finished = true));
+    const slow = testDb.database.db.prepared('slow', 'select pg_sleep(6)', []).then(() => (finished = true));
     // Waits on the database's own state, not on a clock: the statement has now been running for longer than the bound.
     while (testDb.database.waitingMs!() <= 300) await new Promise((resolve) => setTimeout(resolve, 20));
 

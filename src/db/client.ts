@@ -7,6 +7,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { dataDirError, lockDataDir, StartupError } from './data-dir.js';
 import { PgliteThread } from './pglite-thread.js';
+import type { Row } from './row.js';
 import * as schema from './schema/index.js';
 
 /** The Drizzle database, typed against the Postgres base both drivers share. */
@@ -18,24 +19,58 @@ export type Executor = Pick<Db, 'select' | 'insert' | 'update' | 'delete' | 'exe
 /** A JS array as one array parameter of `type` (drizzle would otherwise expand it into a list of parameters). */
 export const sqlArray = (values: readonly unknown[], type: string): SQL => sql`${sql.param(values)}::${sql.raw(type)}[]`;
 
-/** Rows of a raw SQL query. Both drivers answer `{ rows }`; this gives them a type. */
-export async function queryRows<T>(db: Pick<Db, 'execute'>, query: SQL): Promise<T[]> {
-  const result = (await db.execute(query)) as unknown as { rows: T[] };
-  return result.rows;
+/**
+ * The one way to run raw SQL that answers rows, for what Drizzle's builder cannot say (routines, `for update skip
+ * locked`, CTEs, `unnest` of arrays…); everything else uses the builder. It lives in repositories only, and the query
+ * is a `sql` template, so values are always parameters. `mapRow` turns each row, with the database's snake_case
+ * column names and the driver's value types, into the camelCase domain object the repository returns; it reads
+ * columns with the typed readers of db/row.ts (`int(row, 'campaign_id')`), so no snake_case row and no `as` cast
+ * reaches a service:
+ *
+ *   const toGrant = (row: Row): Grant => ({ key: text(row, 'r_key'), granted: int(row, 'r_granted'), … });
+ *   return queryRows(db, sql`select * from send_rate_take(${keys}, …)`, toGrant);
+ *
+ * A statement that answers no rows is `db.execute(sql`…`)`. Hot reads outside a transaction that PostgreSQL should
+ * plan once per connection use `db.prepared` (see AppDb) with the same kind of mapper.
+ */
+export async function queryRows<T>(db: Pick<Db, 'execute'>, query: SQL, mapRow: (row: Row) => T): Promise<T[]>;
+/**
+ * @deprecated The rows' type is only asserted, and they reach the caller in snake_case: give a row mapper instead.
+ * Still used by the repositories listed in docs/architecture.md ("Raw SQL"), until they are converted.
+ */
+export async function queryRows<T>(db: Pick<Db, 'execute'>, query: SQL): Promise<T[]>;
+export async function queryRows<T>(db: Pick<Db, 'execute'>, query: SQL, mapRow?: (row: Row) => T): Promise<T[]> {
+  // Both drivers answer `{ rows }`; drizzle's type for the result differs per driver, hence the one cast, here.
+  const { rows } = (await db.execute(query)) as unknown as { rows: Row[] };
+  return mapRow ? rows.map(mapRow) : (rows as unknown as T[]);
 }
 
+/**
+ * The application's one database handle (`ctx.db`): the Drizzle database, plus what only the database itself, not a
+ * transaction, offers. Repositories that need neither take an `Executor`.
+ */
+export type AppDb = Db & {
+  readonly kind: DatabaseKind;
+  /**
+   * Rows of a hot read, outside any transaction, each turned into a domain object by `mapRow` (as with `queryRows`).
+   * On PostgreSQL the statement is prepared once per connection under `name` (planning a join costs more than running
+   * it on a page of 25); `text` must be the same for a given name.
+   */
+  prepared<T>(name: string, text: string, values: readonly unknown[], mapRow: (row: Row) => T): Promise<T[]>;
+  /** @deprecated The rows' type is only asserted: give a row mapper (see `queryRows`). */
+  prepared<T>(name: string, text: string, values: readonly unknown[]): Promise<T[]>;
+};
+
+export type DatabaseKind = 'pglite' | 'postgres';
+
+/** The database's lifecycle, held by whoever opened it (buildApp, scripts, tests); services see only `db`. */
 export interface Database {
-  readonly db: Db;
-  readonly kind: 'pglite' | 'postgres';
+  readonly db: AppDb;
+  readonly kind: DatabaseKind;
   /** Runs `fn` while holding a cluster-wide advisory lock (serialises migrations across processes). */
   withLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
   /** Runs a script of several statements without parameters (migration routines only). */
   exec(script: string): Promise<void>;
-  /**
-   * Rows of a hot read, outside any transaction. On PostgreSQL the statement is prepared once per connection under
-   * `name` (planning a join costs more than running it on a page of 25); `text` must be the same for a given name.
-   */
-  prepared<T>(name: string, text: string, values: readonly unknown[]): Promise<T[]>;
   /** Embedded database only: how long its oldest unanswered statement has waited, in ms (see plugins/overload.ts). */
   waitingMs?(): number;
   close(): Promise<void>;
@@ -71,7 +106,9 @@ async function createPglite(dataDir: string, loadDataDir?: Blob): Promise<Databa
     throw dataDirError(dataDir, err) ?? new StartupError(`cannot open the embedded database in DATA_DIR ${dataDir}: ${reasonOf(err)}`, 1);
   }
   // The thread's client answers the calls drizzle's PGlite driver makes (query, transaction).
-  const db = drizzlePglite({ client: client as unknown as PGlite, schema }) as unknown as Db;
+  const db = appDb(drizzlePglite({ client: client as unknown as PGlite, schema }) as unknown as Db, 'pglite', async (_name, text, values) =>
+    (await client.query<Row>(text, values as unknown[])).rows,
+  );
   return {
     db,
     kind: 'pglite',
@@ -81,8 +118,6 @@ async function createPglite(dataDir: string, loadDataDir?: Blob): Promise<Databa
     exec: async (script) => {
       await client.exec(script);
     },
-    prepared: async <T>(_name: string, text: string, values: readonly unknown[]) =>
-      (await client.query<T>(text, values as unknown[])).rows,
     close: async () => {
       try {
         await client.close();
@@ -105,7 +140,9 @@ async function createPostgres(url: string, poolSize: number): Promise<Database> 
     await pool.end().catch(() => {});
     throw new StartupError(`cannot connect to PostgreSQL at ${describeTarget(url)}: ${reasonOf(err)}`, 69);
   }
-  const db = drizzlePg({ client: pool, schema }) as unknown as Db;
+  const db = appDb(drizzlePg({ client: pool, schema }) as unknown as Db, 'postgres', async (name, text, values) =>
+    (await pool.query<Row & pg.QueryResultRow>({ name, text, values: values as unknown[] })).rows,
+  );
   return {
     db,
     kind: 'postgres',
@@ -123,10 +160,17 @@ async function createPostgres(url: string, poolSize: number): Promise<Database> 
     exec: async (script) => {
       await pool.query(script);
     },
-    prepared: async <T>(name: string, text: string, values: readonly unknown[]) =>
-      (await pool.query<T & pg.QueryResultRow>({ name, text, values: values as unknown[] })).rows,
     close: () => pool.end(),
   };
+}
+
+/** The Drizzle database with the driver's prepared reads and its kind attached: one handle for the application. */
+function appDb(db: Db, kind: DatabaseKind, run: (name: string, text: string, values: readonly unknown[]) => Promise<Row[]>): AppDb {
+  async function prepared<T>(name: string, text: string, values: readonly unknown[], mapRow?: (row: Row) => T): Promise<T[]> {
+    const rows = await run(name, text, values);
+    return mapRow ? rows.map(mapRow) : (rows as unknown as T[]);
+  }
+  return Object.assign(db, { kind, prepared });
 }
 
 /** `host:port/database` of a connection string, without user or password. */

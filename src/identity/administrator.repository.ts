@@ -110,3 +110,13 @@ export async function countAdministrators(db: Executor): Promise<number> {
   const [row] = await db.select({ n: count() }).from(administrators);
   return row?.n ?? 0;
 }
+
+/** Whether an enabled super user other than `exceptId` exists. */
+export async function anotherSuperUserExists(db: Executor, exceptId: number): Promise<boolean> {
+  const others = await db
+    .select({ id: administrators.id })
+    .from(administrators)
+    .where(and(eq(administrators.superUser, true), eq(administrators.disabled, false), ne(administrators.id, exceptId)))
+    .limit(1);
+  return others.length > 0;
+}

@@ -1,12 +1,10 @@
-import { and, eq, ne } from 'drizzle-orm';
 import type { AppContext } from '../context.js';
-import { administrators, sessions } from '../db/schema/index.js';
 import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '../shared/errors.js';
 import { toPage } from '../shared/pagination.js';
 import * as repo from './administrator.repository.js';
 import type { Administrator, CreateAdministratorBody, UpdateAdministratorBody } from './administrator.schemas.js';
 import { hashPassword, verifyPassword } from './password.js';
-import { clearFailures, takeLoginAttempt } from './session.repository.js';
+import { clearFailures, deleteSessionsOf, takeLoginAttempt } from './session.repository.js';
 import type { UpdateOwnAccountBody } from './session.schemas.js';
 
 export async function getAdministrator(ctx: AppContext, id: number): Promise<Administrator> {
@@ -77,10 +75,8 @@ export async function updateAdministrator(
       ...repo.privilegeColumns(body.privileges ?? {}),
     });
     // Sessions of a disabled administrator are refused anyway; deleting them keeps re-enabling from reviving them.
-    if (body.disabled === true) await tx.delete(sessions).where(eq(sessions.administratorId, id));
-    else if (passwordHash) {
-      await tx.delete(sessions).where(and(eq(sessions.administratorId, id), ne(sessions.id, caller.sessionId)));
-    }
+    if (body.disabled === true) await deleteSessionsOf(tx, id);
+    else if (passwordHash) await deleteSessionsOf(tx, id, caller.sessionId);
     return updated;
   });
   if (!row) throw new NotFoundError('Administrator not found.');
@@ -96,12 +92,7 @@ export async function deleteAdministrator(ctx: AppContext, id: number): Promise<
 
 /** Someone must still be able to manage administrators after `id` is deleted or disabled. */
 async function assertAnotherSuperUser(ctx: AppContext, id: number, message: string): Promise<void> {
-  const others = await ctx.db
-    .select({ id: administrators.id })
-    .from(administrators)
-    .where(and(eq(administrators.superUser, true), eq(administrators.disabled, false), ne(administrators.id, id)))
-    .limit(1);
-  if (others.length === 0) throw new ConflictError(message);
+  if (!(await repo.anotherSuperUserExists(ctx.db, id))) throw new ConflictError(message);
 }
 
 /**

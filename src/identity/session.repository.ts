@@ -1,5 +1,6 @@
-import { eq, lt, sql } from 'drizzle-orm';
-import { queryRows, type Database, type Executor } from '../db/client.js';
+import { and, eq, lt, ne, sql } from 'drizzle-orm';
+import { queryRows, type AppDb, type Executor } from '../db/client.js';
+import { bool, int, intOrNull, num, type Row } from '../db/row.js';
 import { loginFailures, sessions } from '../db/schema/index.js';
 
 export async function insertSession(db: Executor, administratorId: number, keyHash: string, expiresAt: Date) {
@@ -22,18 +23,28 @@ export interface LiveSession {
  * The live session for a key hash and its administrator's rights, if the session is unexpired and the admin enabled.
  * Every authenticated request runs it, so it is a prepared statement returning only what authorisation reads.
  */
-export async function findLiveSession(database: Database, keyHash: string): Promise<LiveSession | undefined> {
-  const [row] = await database.prepared<LiveSession>(
+export async function findLiveSession(database: AppDb, keyHash: string): Promise<LiveSession | undefined> {
+  const [session] = await database.prepared(
     'live_session',
-    `select s.id as "sessionId", a.id as "adminId", a.super_user as "superUser",
-       a.priv_subscribers as "privSubscribers", a.priv_campaigns as "privCampaigns",
-       a.priv_statistics as "privStatistics", a.priv_settings as "privSettings"
+    `select s.id as session_id, a.id as admin_id, a.super_user,
+       a.priv_subscribers, a.priv_campaigns, a.priv_statistics, a.priv_settings
      from sessions s join administrators a on a.id = s.administrator_id
      where s.key_hash = $1 and s.expires_at > now() and not a.disabled`,
     [keyHash],
+    toLiveSession,
   );
-  return row;
+  return session;
 }
+
+const toLiveSession = (row: Row): LiveSession => ({
+  sessionId: int(row, 'session_id'),
+  adminId: int(row, 'admin_id'),
+  superUser: bool(row, 'super_user'),
+  privSubscribers: bool(row, 'priv_subscribers'),
+  privCampaigns: bool(row, 'priv_campaigns'),
+  privStatistics: bool(row, 'priv_statistics'),
+  privSettings: bool(row, 'priv_settings'),
+});
 
 export async function findSession(db: Executor, id: number) {
   const [row] = await db.select().from(sessions).where(eq(sessions.id, id));
@@ -42,6 +53,12 @@ export async function findSession(db: Executor, id: number) {
 
 export async function deleteSession(db: Executor, id: number): Promise<void> {
   await db.delete(sessions).where(eq(sessions.id, id));
+}
+
+/** Ends an administrator's sessions, all of them or all but `keepSessionId`. */
+export async function deleteSessionsOf(db: Executor, administratorId: number, keepSessionId?: number): Promise<void> {
+  const ofAdministrator = eq(sessions.administratorId, administratorId);
+  await db.delete(sessions).where(keepSessionId === undefined ? ofAdministrator : and(ofAdministrator, ne(sessions.id, keepSessionId)));
 }
 
 /** Expired sessions are useless; they are removed as new ones are made, so the table stays small. */
@@ -55,11 +72,12 @@ export async function deleteExpiredSessions(db: Executor): Promise<void> {
  * null when refused, with the seconds until the oldest counted failure leaves the window.
  */
 export async function takeLoginAttempt(db: Executor, loginName: string, clientIp: string, windowSeconds: number, max: number) {
-  const [row] = await queryRows<{ r_attempt: string | number | null; r_retry_after: number | null }>(
+  const [taken] = await queryRows(
     db,
     sql`select * from login_attempt_take(${loginName}, ${clientIp}, ${windowSeconds}::int, ${max}::int)`,
+    (row) => ({ attempt: intOrNull(row, 'r_attempt'), retryAfter: row.r_retry_after === null ? windowSeconds : num(row, 'r_retry_after') }),
   );
-  return { attempt: row!.r_attempt === null ? null : Number(row!.r_attempt), retryAfter: row!.r_retry_after ?? windowSeconds };
+  return taken!;
 }
 
 /** After a right password: the attempt was no failure, and neither were this address's earlier ones for this name. */

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, like, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { attachmentChunks } from '../db/schema/index.js';
 import { TooLargeError, type AttachmentStorage } from './attachment-storage.js';
@@ -33,9 +33,9 @@ export function databaseStorage(db: Executor): AttachmentStorage {
 
   return {
     async put(stream, options = {}) {
-      await db.execute(
-        sql`delete from attachment_chunks where content_hash like 'tmp:%' and created_at < now() - ${ABANDONED_AFTER}::interval`,
-      );
+      await db
+        .delete(attachmentChunks)
+        .where(and(like(attachmentChunks.contentHash, 'tmp:%'), lt(attachmentChunks.createdAt, sql`now() - ${ABANDONED_AFTER}::interval`)));
       // Written under a name of its own until complete, so no reader ever sees part of a file under its hash.
       const temporary = `tmp:${randomBytes(16).toString('hex')}`;
       const digest = createHash('sha256');

@@ -1,5 +1,5 @@
 import { asc, eq, sql } from 'drizzle-orm';
-import { queryRows, type Database, type Executor } from '../db/client.js';
+import { queryRows, type AppDb, type Executor } from '../db/client.js';
 import { bounceRules } from '../db/schema/index.js';
 import type { BounceDecision, BounceMatch, MatchedBy } from './bounce-decision.js';
 import type { ReturnedHeaders } from './dsn.js';
@@ -156,7 +156,7 @@ export interface MatchedBounce {
  * One statement, no lock: the subscriber's row is locked by writeBounce, which writes only if the row is still as
  * read here (see there). Two round trips a bounce instead of a transaction of five: bounces arrive by the thousand.
  */
-export async function matchBounce(database: Database, e: BounceEvidence, walk: number): Promise<MatchedBounce> {
+export async function matchBounce(database: AppDb, e: BounceEvidence, walk: number): Promise<MatchedBounce> {
   const h = e.returned;
   const [row] = await database.prepared<MatchRow>('mailroom_match_bounce', MATCH_SQL, [
     e.verpDeliveryId,
@@ -223,7 +223,7 @@ export interface BounceTexts {
  * bounce count — every bounce that could change the decision changes one of them); answers `stale` otherwise, and
  * nothing is written: the caller matches and decides again. `duplicate`: the message was processed before.
  */
-export async function writeBounce(database: Database, bounceId: number, texts: BounceTexts, m: BounceMatch, d: BounceDecision): Promise<'written' | 'duplicate' | 'stale'> {
+export async function writeBounce(database: AppDb, bounceId: number, texts: BounceTexts, m: BounceMatch, d: BounceDecision): Promise<'written' | 'duplicate' | 'stale'> {
   const was = m.subscriber;
   const sub = d.subscriber;
   const inc = d.increment;

@@ -156,9 +156,9 @@ async function record(ctx: AppContext, report: BounceReport, rule: ActiveRule | 
   const texts = { key: report.key, kind: report.kind, comment: strip(description).slice(0, 1000), header: strip(report.header), data: strip(report.text) };
   const walk = consecutiveWalk(facts, thresholds);
   for (let attempt = 1; ; attempt++) {
-    const { bounceId, match } = await repo.matchBounce(ctx.database, evidence, walk);
+    const { bounceId, match } = await repo.matchBounce(ctx.db, evidence, walk);
     const decision = decideBounce(bounceId, facts, match, thresholds);
-    const written = await repo.writeBounce(ctx.database, bounceId, texts, match, decision);
+    const written = await repo.writeBounce(ctx.db, bounceId, texts, match, decision);
     if (written === 'written') {
       ctx.bounceCounts.recorded();
       return {

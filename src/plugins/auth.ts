@@ -50,7 +50,7 @@ export function registerAuth(app: FastifyInstance): void {
     if (request.caller) return request.caller;
     const key = sessionKeyOf(request);
     if (!key || key.length > 200) throw new ForbiddenError(NO_SESSION);
-    const found = await findLiveSession(app.ctx.database, hashSecret(key));
+    const found = await findLiveSession(app.ctx.db, hashSecret(key));
     if (!found) throw new ForbiddenError(NO_SESSION);
     request.caller = {
       id: found.adminId,

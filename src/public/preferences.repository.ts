@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db/client.js';
+import { bool, int, text, textOrNull } from '../db/row.js';
 import { attributeDefinitions, lists, subscriberAttributeValues, subscribers, subscriptions } from '../db/schema/index.js';
 
 export interface PreferenceList {
@@ -15,13 +16,20 @@ export interface PreferenceList {
  * left, not joined). In the administrators' order (list_position), then by name.
  */
 export async function listsForSubscriber(db: Executor, subscriberId: number): Promise<PreferenceList[]> {
-  return queryRows<PreferenceList>(
+  return queryRows(
     db,
-    sql`select l.id, l.name, l.description, l.public as "isPublic", (s.subscriber_id is not null) as member
+    sql`select l.id, l.name, l.description, l.public, (s.subscriber_id is not null) as member
         from ${lists} l
         left join ${subscriptions} s on s.list_id = l.id and s.subscriber_id = ${subscriberId}
         where l.public or s.subscriber_id is not null
         order by l.list_position nulls last, l.name, l.id`,
+    (row): PreferenceList => ({
+      id: int(row, 'id'),
+      name: text(row, 'name'),
+      description: textOrNull(row, 'description'),
+      isPublic: bool(row, 'public'),
+      member: bool(row, 'member'),
+    }),
   );
 }
 
@@ -81,14 +89,15 @@ export async function upsertAttributeValue(db: Executor, subscriberId: number, d
  * did. One statement, so two changes racing for one address cannot both win (the unique index decides).
  */
 export async function changeEmailIfFree(db: Executor, subscriberId: number, email: string): Promise<boolean> {
-  const rows = await queryRows<{ id: number }>(
+  const changed = await queryRows(
     db,
     sql`update ${subscribers} set email = ${email}, updated_at = now()
         where id = ${subscriberId}
           and not exists (select 1 from ${subscribers} o where lower(o.email) = lower(${email}) and o.id <> ${subscriberId})
         returning id`,
+    (row) => int(row, 'id'),
   );
-  return rows.length > 0;
+  return changed.length > 0;
 }
 
 /** The id of the subscriber with this address (case-insensitively), if any. */

@@ -1,6 +1,7 @@
-import { sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Executor } from '../db/client.js';
+import type { SQL } from 'drizzle-orm';
+import type { Executor } from '../db/client.js';
 import { ValidationError } from '../shared/errors.js';
+import { deleteCampaignSegment, findCampaignSegment, findCampaignSelection, upsertCampaignSegment } from './campaign-segment.repository.js';
 import { segmentPredicate } from './segment.compile.js';
 import { checkDefinition, type GroupCondition } from './segment.definition.js';
 import * as repo from './segment.repository.js';
@@ -41,12 +42,8 @@ interface Target {
  * that no longer resolves, or a definition that no longer checks, is a 422 on `options.user_selection`.
  */
 async function targetOf(db: Executor, campaignId: number): Promise<Target | null> {
-  const [campaign] = await queryRows<{ user_selection: string | null; has_lists: boolean }>(
-    db,
-    sql`select user_selection, exists (select 1 from list_campaigns lc where lc.campaign_id = c.id) as has_lists
-        from campaigns c where c.id = ${campaignId}`,
-  );
-  const segmentId = segmentIdOf(campaign?.user_selection);
+  const campaign = await findCampaignSelection(db, campaignId);
+  const segmentId = segmentIdOf(campaign?.userSelection);
   if (!campaign || segmentId === null) return null;
   const segment = await repo.find(db, segmentId);
   if (!segment) {
@@ -54,7 +51,7 @@ async function targetOf(db: Executor, campaignId: number): Promise<Target | null
   }
   const checked = checkDefinition(segment.definition, await repo.vocabulary(db), 'segment');
   if (!checked.ok) throw new ValidationError(checked.errors);
-  return { segmentId, definition: checked.definition, hasLists: campaign.has_lists };
+  return { segmentId, definition: checked.definition, hasLists: campaign.hasLists };
 }
 
 /**
@@ -64,19 +61,10 @@ async function targetOf(db: Executor, campaignId: number): Promise<Target | null
 export async function markCampaignSegment(tx: Executor, campaignId: number): Promise<void> {
   const target = await targetOf(tx, campaignId);
   if (!target) {
-    await tx.execute(sql`delete from campaign_segments where campaign_id = ${campaignId}`);
+    await deleteCampaignSegment(tx, campaignId);
     return;
   }
-  const narrows = target.hasLists;
-  await tx.execute(
-    sql`insert into campaign_segments (campaign_id, segment_id, definition, narrows_lists, frozen_at)
-        values (${campaignId}, ${target.segmentId}, ${JSON.stringify(target.definition)}::jsonb, ${narrows}, ${narrows ? sql`now()` : sql`null`})
-        on conflict (campaign_id) do update
-          set segment_id = excluded.segment_id, definition = excluded.definition, narrows_lists = excluded.narrows_lists,
-              frozen_through_subscriber_id = case when campaign_segments.frozen_at is null and not excluded.narrows_lists
-                                                  then campaign_segments.frozen_through_subscriber_id else 0 end,
-              frozen_at = excluded.frozen_at, updated_at = now()`,
-  );
+  await upsertCampaignSegment(tx, campaignId, { segmentId: target.segmentId, definition: target.definition, narrowsLists: target.hasLists });
 }
 
 export interface CampaignSegment {
@@ -90,14 +78,11 @@ export interface CampaignSegment {
 
 /** The frozen segment of a submitted campaign, compiled; null when it has none. */
 export async function campaignSegment(db: Executor, campaignId: number): Promise<CampaignSegment | null> {
-  const [row] = await queryRows<{ definition: GroupCondition | string; narrows_lists: boolean }>(
-    db,
-    sql`select definition, narrows_lists from campaign_segments where campaign_id = ${campaignId}`,
-  );
+  const row = await findCampaignSegment(db, campaignId);
   if (!row) return null;
-  // node-postgres parses jsonb; PGlite does too, but a driver answering text is read the same way.
-  const definition = typeof row.definition === 'string' ? (JSON.parse(row.definition) as GroupCondition) : row.definition;
-  return compiled(definition, row.narrows_lists);
+  // The document markCampaignSegment stored, checked when the campaign was submitted (Drizzle parses the jsonb).
+  const definition = row.definition as GroupCondition;
+  return compiled(definition, row.narrowsLists);
 }
 
 /** The segment a campaign names now (before it is submitted), compiled; null when it names none. For audience counts. */

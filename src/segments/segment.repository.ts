@@ -1,5 +1,6 @@
-import { asc, eq, gt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gt, ne, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db/client.js';
+import { bool, int, text, timestamp } from '../db/row.js';
 import { attributeDefinitions, attributeOptions, lists, segments } from '../db/schema/index.js';
 import type { SegmentVocabulary } from './segment.definition.js';
 
@@ -47,19 +48,24 @@ export async function find(db: Executor, id: number): Promise<SegmentRow | undef
 }
 
 export async function nameTaken(db: Executor, name: string, exceptId = 0): Promise<boolean> {
-  const rows = await queryRows<{ id: number }>(db, sql`select id from segments where lower(name) = lower(${name}) and id <> ${exceptId} limit 1`);
+  const rows = await db
+    .select({ id: segments.id })
+    .from(segments)
+    .where(and(sql`lower(${segments.name}) = lower(${name})`, ne(segments.id, exceptId)))
+    .limit(1);
   return rows.length > 0;
 }
 
 export async function page(db: Executor, afterId: number, limit: number): Promise<{ rows: SegmentRow[]; total: number }> {
   const rows = await db.select().from(segments).where(gt(segments.id, afterId)).orderBy(asc(segments.id)).limit(limit);
-  const [count] = await queryRows<{ total: number }>(db, sql`select count(*)::int as total from segments`);
-  return { rows, total: count?.total ?? 0 };
+  const [all] = await db.select({ total: count() }).from(segments);
+  return { rows, total: all?.total ?? 0 };
 }
 
 export async function countMatching(db: Executor, predicate: SQL): Promise<number> {
-  const [row] = await queryRows<{ count: number }>(db, sql`select count(*)::int as count from subscribers s where ${predicate}`);
-  return row?.count ?? 0;
+  // Raw: the compiled predicate is written over the alias `s`.
+  const [n] = await queryRows(db, sql`select count(*)::int as count from subscribers s where ${predicate}`, (row) => int(row, 'count'));
+  return n ?? 0;
 }
 
 export interface MatchingRow {
@@ -77,11 +83,17 @@ export interface MatchingRow {
  * subscriber; docs/api.md "Segments").
  */
 export async function matchingPage(db: Executor, predicate: SQL, afterId: number, limit: number): Promise<MatchingRow[]> {
-  const rows = await queryRows<{ id: number; email: string; confirmed: boolean; blacklisted: boolean; created_at: Date | string }>(
+  return queryRows(
     db,
     sql`select s.id, s.email, s.confirmed, s.blacklisted, s.created_at from subscribers s
         where s.id > ${afterId} and ${predicate}
         order by s.id limit ${limit}`,
+    (row): MatchingRow => ({
+      id: int(row, 'id'),
+      email: text(row, 'email'),
+      confirmed: bool(row, 'confirmed'),
+      blacklisted: bool(row, 'blacklisted'),
+      createdAt: timestamp(row, 'created_at'),
+    }),
   );
-  return rows.map((r) => ({ id: r.id, email: r.email, confirmed: r.confirmed, blacklisted: r.blacklisted, createdAt: new Date(r.created_at) }));
 }

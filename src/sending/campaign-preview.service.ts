@@ -1,9 +1,8 @@
-import { eq, sql } from 'drizzle-orm';
 import { simpleParser, type AddressObject } from 'mailparser';
 import type { AppContext } from '../context.js';
-import { subscribers } from '../db/schema/index.js';
 import { requireCampaign } from '../messaging/index.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { findSubscriberId } from '../subscription/subscriber.repository.js';
 import type { Preview, PreviewBody } from './campaign-preview.schemas.js';
 import { CompileError, compileCampaign, loadRecipients, RecipientError } from './compose/index.js';
 
@@ -15,10 +14,9 @@ async function findSubscriber(ctx: AppContext, body: PreviewBody): Promise<numbe
   if ((body.subscriber_id === undefined) === (body.email === undefined)) {
     throw new ValidationError({ subscriber_id: [ONE_OF], email: [ONE_OF] });
   }
-  const where = body.subscriber_id !== undefined ? eq(subscribers.id, body.subscriber_id) : sql`lower(${subscribers.email}) = ${body.email!.trim().toLowerCase()}`;
-  const [row] = await ctx.db.select({ id: subscribers.id }).from(subscribers).where(where).limit(1);
-  if (!row) throw new NotFoundError(PREVIEW_SUBSCRIBER_NOT_FOUND);
-  return row.id;
+  const id = await findSubscriberId(ctx.db, body.subscriber_id !== undefined ? { id: body.subscriber_id } : { email: body.email!.trim() });
+  if (id === undefined) throw new NotFoundError(PREVIEW_SUBSCRIBER_NOT_FOUND);
+  return id;
 }
 
 const addressText = (value: AddressObject | AddressObject[] | undefined) =>

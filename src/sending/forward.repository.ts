@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db/client.js';
+import { text } from '../db/row.js';
 import { blacklist, campaignCounters, deliveries, forwards, subscribers } from '../db/schema/index.js';
 
 /** Namespace of the transaction-level advisory lock that serialises forwards of one campaign. */
@@ -50,14 +51,15 @@ export async function alreadyForwarded(db: Executor, campaignId: number, lowered
 /** The lower-cased addresses among `lowered` that must never be mailed: on the blacklist or a flagged subscriber's. */
 export async function blacklistedAmong(db: Executor, lowered: string[]): Promise<Set<string>> {
   if (lowered.length === 0) return new Set();
-  const rows = await queryRows<{ email: string }>(
+  const emails = await queryRows(
     db,
     sql`select lower(${blacklist.email}) as email from ${blacklist} where ${inArray(sql`lower(${blacklist.email})`, lowered)}
         union
         select lower(${subscribers.email}) from ${subscribers}
         where ${inArray(sql`lower(${subscribers.email})`, lowered)} and ${subscribers.blacklisted}`,
+    (row) => text(row, 'email'),
   );
-  return new Set(rows.map((r) => r.email));
+  return new Set(emails);
 }
 
 export async function insertForwards(

@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db/client.js';
+import { int, text } from '../db/row.js';
 import { campaignCounters, deliveries, listCampaigns, lists, subscriptions } from '../db/schema/index.js';
 
 export interface ListName {
@@ -29,7 +30,7 @@ export async function listNames(db: Executor, ids: number[]): Promise<ListName[]
  * delete and the names it reports cannot disagree, whoever else writes meanwhile.
  */
 export async function removeFromCampaignLists(db: Executor, campaignId: number, subscriberId: number): Promise<ListName[]> {
-  return queryRows<ListName>(
+  return queryRows(
     db,
     sql`with removed as (
           delete from ${subscriptions}
@@ -39,6 +40,7 @@ export async function removeFromCampaignLists(db: Executor, campaignId: number, 
           returning ${subscriptions.listId} as list_id)
         select l.id, l.name from removed r join ${lists} l on l.id = r.list_id
         order by l.name, l.id`,
+    (row): ListName => ({ id: int(row, 'id'), name: text(row, 'name') }),
   );
 }
 

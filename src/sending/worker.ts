@@ -65,7 +65,7 @@ export function startWorker(ctx: AppContext, options: WorkerOptions = {}): SendW
   const id = options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const lanes = Math.max(1, options.lanes ?? 3);
   const turnMs = options.turnMs ?? 5000;
-  const freezeChunk = Math.max(1, options.freezeChunk ?? (ctx.database.kind === 'pglite' ? FREEZE_CHUNK_PGLITE : FREEZE_CHUNK));
+  const freezeChunk = Math.max(1, options.freezeChunk ?? (ctx.db.kind === 'pglite' ? FREEZE_CHUNK_PGLITE : FREEZE_CHUNK));
   let stopping = false;
   // Freezing left for the next pass: the loop goes straight on instead of idling.
   let freezing = false;
@@ -76,7 +76,7 @@ export function startWorker(ctx: AppContext, options: WorkerOptions = {}): SendW
   const requeueEveryMs = Math.max(1000, (settings.leaseSeconds * 1000) / 4);
   let lastRequeue = 0;
   let requeueing: Promise<void> | null = null;
-  let orphansChecked = !(options.reclaimOnStart ?? (ctx.database.kind === 'pglite' && options.loop !== false));
+  let orphansChecked = !(options.reclaimOnStart ?? (ctx.db.kind === 'pglite' && options.loop !== false));
   liveWorkers.add(id);
   const cache = new Map<number, { version: number; compiled: Promise<CompiledCampaign> }>();
   const versions = new Map<number, number>();

@@ -124,3 +124,50 @@ export async function optionsInUse(db: Executor, definitionId: number, optionIds
 export async function deleteOptions(db: Executor, ids: number[]) {
   if (ids.length > 0) await db.delete(attributeOptions).where(inArray(attributeOptions.id, ids));
 }
+
+export type ValueRow = typeof subscriberAttributeValues.$inferSelect;
+
+const valueOf = (subscriberId: number, definitionId: number) =>
+  and(eq(subscriberAttributeValues.subscriberId, subscriberId), eq(subscriberAttributeValues.definitionId, definitionId));
+
+/** Creates or replaces a subscriber's value of one attribute. */
+export async function upsertValue(db: Executor, subscriberId: number, definitionId: number, value: string | null): Promise<ValueRow> {
+  const [row] = await db
+    .insert(subscriberAttributeValues)
+    .values({ subscriberId, definitionId, value })
+    .onConflictDoUpdate({
+      target: [subscriberAttributeValues.subscriberId, subscriberAttributeValues.definitionId],
+      set: { value, updatedAt: new Date() },
+    })
+    .returning();
+  return row!;
+}
+
+export async function findValue(db: Executor, subscriberId: number, definitionId: number): Promise<ValueRow | undefined> {
+  const [row] = await db.select().from(subscriberAttributeValues).where(valueOf(subscriberId, definitionId));
+  return row;
+}
+
+/** A page of a subscriber's values by definition id, and how many they have in all. */
+export async function listValues(db: Executor, subscriberId: number, afterDefinitionId: number, limit: number) {
+  const ofSubscriber = eq(subscriberAttributeValues.subscriberId, subscriberId);
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(subscriberAttributeValues)
+      .where(and(ofSubscriber, gt(subscriberAttributeValues.definitionId, afterDefinitionId)))
+      .orderBy(asc(subscriberAttributeValues.definitionId))
+      .limit(limit),
+    db.select({ n: count() }).from(subscriberAttributeValues).where(ofSubscriber),
+  ]);
+  return { rows, total: total?.n ?? 0 };
+}
+
+/** Whether there was a value to delete. */
+export async function deleteValue(db: Executor, subscriberId: number, definitionId: number): Promise<boolean> {
+  const rows = await db
+    .delete(subscriberAttributeValues)
+    .where(valueOf(subscriberId, definitionId))
+    .returning({ id: subscriberAttributeValues.definitionId });
+  return rows.length > 0;
+}

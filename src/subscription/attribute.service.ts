@@ -1,7 +1,5 @@
 import type { AppContext } from '../context.js';
 import type { Executor } from '../db/client.js';
-import { subscriberAttributeValues } from '../db/schema/index.js';
-import { and, asc, count, eq, gt } from 'drizzle-orm';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { toPage } from '../shared/pagination.js';
 import * as repo from './attribute.repository.js';
@@ -200,23 +198,13 @@ export async function setValue(
   if (raw === null) throw ValidationError.field('value', 'A value is required: this attribute has no default value.');
   const checked = checkAttributeValue(definition, raw);
   if (!checked.ok) throw ValidationError.field('value', checked.reason);
-  const [row] = await ctx.db
-    .insert(subscriberAttributeValues)
-    .values({ subscriberId, definitionId, value: checked.stored })
-    .onConflictDoUpdate({
-      target: [subscriberAttributeValues.subscriberId, subscriberAttributeValues.definitionId],
-      set: { value: checked.stored, updatedAt: new Date() },
-    })
-    .returning();
-  return toValue(ctx, subscriber, definition, row!.value);
+  const row = await repo.upsertValue(ctx.db, subscriberId, definitionId, checked.stored);
+  return toValue(ctx, subscriber, definition, row.value);
 }
 
 export async function getValue(ctx: AppContext, subscriberId: number, definitionId: number): Promise<SubscriberAttributeValue> {
   const subscriber = await requireSubscriber(ctx, subscriberId);
-  const [row] = await ctx.db
-    .select()
-    .from(subscriberAttributeValues)
-    .where(and(eq(subscriberAttributeValues.subscriberId, subscriberId), eq(subscriberAttributeValues.definitionId, definitionId)));
+  const row = await repo.findValue(ctx.db, subscriberId, definitionId);
   if (!row) throw new NotFoundError(VALUE_NOT_FOUND);
   const definition = await requireDefinition(ctx, definitionId);
   return toValue(ctx, subscriber, definition, row.value);
@@ -224,15 +212,8 @@ export async function getValue(ctx: AppContext, subscriberId: number, definition
 
 export async function listValues(ctx: AppContext, subscriberId: number, afterDefinitionId: number, limit: number) {
   const subscriber = await requireSubscriber(ctx, subscriberId);
-  const where = eq(subscriberAttributeValues.subscriberId, subscriberId);
-  const [rows, [total], definitions, lists] = await Promise.all([
-    ctx.db
-      .select()
-      .from(subscriberAttributeValues)
-      .where(and(where, gt(subscriberAttributeValues.definitionId, afterDefinitionId)))
-      .orderBy(asc(subscriberAttributeValues.definitionId))
-      .limit(limit),
-    ctx.db.select({ n: count() }).from(subscriberAttributeValues).where(where),
+  const [{ rows, total }, definitions, lists] = await Promise.all([
+    repo.listValues(ctx.db, subscriberId, afterDefinitionId, limit),
     repo.loadDefinitionsWithOptions(ctx.db),
     listsOfSubscribers(ctx.db, [subscriberId]),
   ]);
@@ -240,14 +221,10 @@ export async function listValues(ctx: AppContext, subscriberId: number, afterDef
   const view = toSubscriber(subscriber, lists.get(subscriberId));
   const items = rows.map((r) => ({ subscriber: view, definition: repo.toDefinition(byId.get(r.definitionId)!), value: r.value }));
   // Values have no id of their own; after_id is a definition id and next_cursor the last one's.
-  return toPage(items, total?.n ?? 0, limit, (item) => item.definition.id);
+  return toPage(items, total, limit, (item) => item.definition.id);
 }
 
 export async function deleteValue(ctx: AppContext, subscriberId: number, definitionId: number): Promise<void> {
   await requireSubscriber(ctx, subscriberId);
-  const rows = await ctx.db
-    .delete(subscriberAttributeValues)
-    .where(and(eq(subscriberAttributeValues.subscriberId, subscriberId), eq(subscriberAttributeValues.definitionId, definitionId)))
-    .returning({ id: subscriberAttributeValues.definitionId });
-  if (rows.length === 0) throw new NotFoundError(VALUE_NOT_FOUND);
+  if (!(await repo.deleteValue(ctx.db, subscriberId, definitionId))) throw new NotFoundError(VALUE_NOT_FOUND);
 }

@@ -17,7 +17,7 @@ import { toSubscriberOnly, type SubscriberRow } from './subscriber.repository.js
 
 /** One page of a list's members with the list's count, in one round trip; 404 when there is no such list. */
 export async function listMembers(ctx: AppContext, listId: number, afterId: number, limit: number) {
-  const page = await listMemberPage(ctx.database, listId, afterId, limit);
+  const page = await listMemberPage(ctx.db, listId, afterId, limit);
   if (page === null) throw new NotFoundError(LIST_NOT_FOUND);
   return toPage(page.items, page.total, limit, (s) => s.id);
 }

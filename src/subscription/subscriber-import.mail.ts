@@ -1,8 +1,7 @@
-import { inArray } from 'drizzle-orm';
 import type { AppContext } from '../context.js';
-import { subscribers } from '../db/schema/index.js';
 import { sendConfirmationRequest } from './subscriber-confirmation.js';
 import { isEmail } from './subscriber-import.columns.js';
+import { findSubscribers } from './subscriber.repository.js';
 
 /*
  * Confirmation mails of an import go out after its transaction commits, in the background: the answer does not
@@ -53,7 +52,7 @@ export function sendConfirmationsInBackground(ctx: AppContext, ids: IdList): voi
   const run = (async () => {
     let sent = 0;
     for (let start = 0; start < ids.length && !sender.stopped; start += READ_BATCH) {
-      const rows = await ctx.db.select().from(subscribers).where(inArray(subscribers.id, ids.slice(start, start + READ_BATCH)));
+      const rows = await findSubscribers(ctx.db, ids.slice(start, start + READ_BATCH));
       const due = rows.filter((s) => !s.confirmed && !s.blacklisted && isEmail(s.email)).sort((a, b) => a.id - b.id);
       for (let i = 0; i < due.length && !sender.stopped; i += CONCURRENCY) {
         const results = await Promise.all(due.slice(i, i + CONCURRENCY).map((s) => sendConfirmationRequest(ctx, s)));

@@ -1,4 +1,4 @@
-import type { Database } from '../db/client.js';
+import type { AppDb } from '../db/client.js';
 import type { SubscriberList } from './list.schemas.js';
 import type { Subscriber } from './subscriber.schemas.js';
 import type { SubscriberFilter } from './subscriber.repository.js';
@@ -81,7 +81,7 @@ function toPage(rows: PageRow[]): SubscriberPage {
  * plan cannot merge-join the subscribers from the start. Page 40,000 costs what page 1 does.
  */
 export async function listMemberPage(
-  database: Database,
+  database: AppDb,
   listId: number,
   afterId: number,
   limit: number,
@@ -114,7 +114,7 @@ export async function listMemberPage(
  * own prepared statement; the values are always parameters.
  */
 export async function subscriberPage(
-  database: Database,
+  database: AppDb,
   filter: SubscriberFilter,
   afterId: number,
   limit: number,
@@ -166,7 +166,7 @@ export async function subscriberPage(
  * filters the total comes from the list's counter shards; with them it has to count the list's members.
  */
 async function listFilteredPage(
-  database: Database,
+  database: AppDb,
   listId: number,
   values: unknown[],
   where: string,

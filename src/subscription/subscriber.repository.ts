@@ -35,9 +35,22 @@ export async function findSubscriber(db: Executor, id: number): Promise<Subscrib
   return row;
 }
 
+/** The subscribers of these ids that still exist, in no particular order. */
+export async function findSubscribers(db: Executor, ids: readonly number[]): Promise<SubscriberRow[]> {
+  if (ids.length === 0) return [];
+  return db.select().from(subscribers).where(inArray(subscribers.id, [...ids]));
+}
+
 export async function findSubscriberByUniqueId(db: Executor, uniqueId: string): Promise<SubscriberRow | undefined> {
   const [row] = await db.select().from(subscribers).where(eq(subscribers.uniqueId, uniqueId));
   return row;
+}
+
+/** The id of the subscriber with this id, or with this address (case-insensitive, on the lower(email) index). */
+export async function findSubscriberId(db: Executor, by: { id: number } | { email: string }): Promise<number | undefined> {
+  const where = 'id' in by ? eq(subscribers.id, by.id) : sql`lower(${subscribers.email}) = ${by.email.toLowerCase()}`;
+  const [row] = await db.select({ id: subscribers.id }).from(subscribers).where(where).limit(1);
+  return row?.id;
 }
 
 /** Whether another subscriber (not `exceptId`) has this e-mail address, case-insensitively. */

@@ -61,7 +61,7 @@ export async function listSubscribers(ctx: AppContext, query: SubscriberListQuer
     listId: query.list_id,
   };
   if (query.list_id !== undefined) await requireList(ctx, query.list_id);
-  const page = await subscriberPage(ctx.database, filter, afterId, limit);
+  const page = await subscriberPage(ctx.db, filter, afterId, limit);
   return toPage(page.items, page.total, limit, (s) => s.id);
 }
 

@@ -1,4 +1,4 @@
-import type { Database } from '../db/client.js';
+import type { AppDb } from '../db/client.js';
 
 export interface CampaignStatsRow {
   queued: number;
@@ -33,7 +33,7 @@ export interface CampaignStatsRow {
  * and there are never more of them than its batches, so that index range stays short. Undefined: no such campaign.
  * A prepared statement: dashboards poll it, and planning its four subqueries cost as much as running them.
  */
-export async function campaignStatsRow(database: Database, campaignId: number): Promise<CampaignStatsRow | undefined> {
+export async function campaignStatsRow(database: AppDb, campaignId: number): Promise<CampaignStatsRow | undefined> {
   const [row] = await database.prepared<CampaignStatsRow>(
     'campaign_stats',
     `select

@@ -11,7 +11,7 @@ import type { CampaignStats } from './campaign-stats.schemas.js';
 
 /** One campaign's figures (campaign-stats.schemas.ts); 404 `Campaign not found.` for an unknown campaign. */
 export async function campaignStats(ctx: AppContext, campaignId: number): Promise<CampaignStats> {
-  const c = await campaignStatsRow(ctx.database, campaignId);
+  const c = await campaignStatsRow(ctx.db, campaignId);
   if (!c) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
   const hour = (epochSeconds: number) => toAtom(new Date(epochSeconds * 1000));
   return {

@@ -78,9 +78,9 @@ describe('durability', () => {
     const returned = { deliveryId: delivery.id, campaignId: null, subscriberUid: null, messageId: null, foundIn: 'part' as const };
     const facts = { kind: 'soft' as const, label: 'Soft bounce', description: 'Soft bounce', rule: null, source: 'http' as const };
     const thresholds = { unconfirm: 3, blacklist: 5 };
-    const { bounceId, match } = await matchBounce(t.ctx.database, { verpDeliveryId: null, returned, recipient: null }, consecutiveWalk(facts, thresholds));
+    const { bounceId, match } = await matchBounce(t.ctx.db, { verpDeliveryId: null, returned, recipient: null }, consecutiveWalk(facts, thresholds));
     const texts = { key: `<sync-${delivery.id}@test.example>`, kind: 'soft', comment: 'Soft bounce', header: '', data: '' };
-    assert.equal(await writeBounce(t.ctx.database, bounceId, texts, match, decideBounce(bounceId, facts, match, thresholds)), 'written');
+    assert.equal(await writeBounce(t.ctx.db, bounceId, texts, match, decideBounce(bounceId, facts, match, thresholds)), 'written');
     assert.equal(await setting(), before);
     assert.notEqual(before, 'off');
   });

@@ -224,7 +224,7 @@ describe('several workers freezing one campaign', { skip: pgOnly }, () => {
     await promoteDueCampaigns(t.ctx);
 
     const second = await createDatabase({ databaseUrl: t.databaseUrl, poolSize: 3 });
-    const otherCtx: AppContext = { ...t.ctx, database: second, db: second.db };
+    const otherCtx: AppContext = { ...t.ctx, db: second.db };
     let chunksByTwo = 0;
     const deadline = Date.now() + 60_000;
     const run = async (ctx: AppContext, count: (n: number) => void) => {

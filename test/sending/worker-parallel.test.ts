@@ -79,7 +79,7 @@ describe('several workers on one database', { skip }, () => {
       },
       close: () => transport.close(),
     };
-    const otherCtx: AppContext = { ...t.ctx, database: second, db: second.db, transport: counting };
+    const otherCtx: AppContext = { ...t.ctx, db: second.db, transport: counting };
     const options = { pollMs: 20, batchSize: 50, lanes: 2 } as const;
     const one = startWorker(t.ctx, { ...options, workerId: 'worker-one' });
     const two = startWorker(otherCtx, { ...options, workerId: 'worker-two' });

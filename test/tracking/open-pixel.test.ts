@@ -233,7 +233,7 @@ describe('durability', () => {
       return row!.n;
     };
     // The same database under a second app whose close only counts: the test's own app keeps using it afterwards.
-    const database: Database = { ...t.ctx.database, close: async () => void (storedWhenClosing = await count()) };
+    const database: Database = { ...t.database, close: async () => void (storedWhenClosing = await count()) };
     const second = await buildApp({
       config: { ...t.config, tracking: { ...t.config.tracking, flushMs: 60_000, machineSeconds: 2 } },
       database,
@@ -253,7 +253,7 @@ describe('durability', () => {
   });
 
   test('two processes flushing opens of one recipient at once count them once in unique', async () => {
-    const database: Database = { ...t.ctx.database, close: async () => {} };
+    const database: Database = { ...t.database, close: async () => {} };
     const second = await buildApp({ config: { ...t.config, tracking: { ...t.config.tracking, flushMs: 60_000, machineSeconds: 2 } }, database, migrate: false });
     await second.ready();
     try {
