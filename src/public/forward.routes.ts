@@ -6,7 +6,7 @@ import { forward as forwardCampaign } from '../sending/forward.service.js';
 import { TooManyRequestsError, UnprocessableError, ValidationError } from '../shared/errors.js';
 import { isEmail } from '../subscription/subscriber-import.columns.js';
 import { findSubscriberByUniqueId } from '../subscription/subscriber.repository.js';
-import { decodeForwardToken } from './forward-link.js';
+import { decodeForwardToken } from '../sending/forward-link.js';
 import { forwardDonePage, forwardFormPage, notReceivedPage, type ForwardInput } from './forward.pages.js';
 import { readFormBody } from './forms.js';
 import { sendPage } from './headers.js';

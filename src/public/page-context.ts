@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import * as pages from '../subscription/subscribe-page.repository.js';
 import { pickLanguage, type Lang } from './i18n.js';
-import type { PageLook } from './look.js';
+import type { PageLook } from '../subscription/page-look.js';
 
 /**
  * The language and look a page takes from a subscribe page (the one a person signed up on, named in the links we

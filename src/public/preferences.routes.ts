@@ -7,7 +7,7 @@ import { sendPage } from './headers.js';
 import { pickLanguage, translator, type Lang } from './i18n.js';
 import { renderLayout } from './layout.js';
 import { preferences } from './messages/preferences.js';
-import { preferencesUrl } from './preferences-link.js';
+import { preferencesUrl } from '../sending/preferences-link.js';
 import {
   addressChangedPage,
   addressTakenPage,

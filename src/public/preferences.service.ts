@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { takeStrict } from '../sending/rate-limit.js';
+import { takeStrict } from '../shared/rate-limit.js';
 import { driverCode } from '../shared/errors.js';
 import { loadDefinitionsWithOptions, type DefinitionWithOptions } from '../subscription/attribute.repository.js';
 import { checkAttributeValue } from '../subscription/attribute-value.rules.js';
@@ -8,12 +8,12 @@ import * as history from '../subscription/subscriber-history.repository.js';
 import type { HistoryOrigin } from '../subscription/subscriber-history.schemas.js';
 import { isEmail } from '../subscription/subscriber-import.columns.js';
 import { findSubscriberByUniqueId, updateSubscriber, type SubscriberRow } from '../subscription/subscriber.repository.js';
-import { decodePreferencesToken } from './preferences-link.js';
+import { decodePreferencesToken } from '../sending/preferences-link.js';
 import * as repo from './preferences.repository.js';
 import { seal, unseal } from './sealed-token.js';
 
 /*
- * The preference centre: what a subscriber holding their signed link (preferences-link.ts) may see and change about
+ * The preference centre: what a subscriber holding their signed link (sending/preferences-link.ts) may see and change about
  * themselves. The link is the only credential; every change is a POST and is written to the subscriber's history.
  * Nothing here tells anyone about another address: an address change asks the new address first, and answers the
  * same whether or not that address is free.

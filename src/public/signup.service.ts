@@ -10,7 +10,7 @@ import * as history from '../subscription/subscriber-history.repository.js';
 import type { HistoryOrigin } from '../subscription/subscriber-history.schemas.js';
 import type { SubscriberRow } from '../subscription/subscriber.repository.js';
 import { pickLanguage, type Lang } from './i18n.js';
-import type { PageLook } from './look.js';
+import type { PageLook } from '../subscription/page-look.js';
 import type { CheckedSignup } from './signup.form.js';
 import { sendJoinRequests, sendSignupConfirmation } from './signup.mail.js';
 

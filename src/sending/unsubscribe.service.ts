@@ -4,7 +4,7 @@ import * as history from '../subscription/subscriber-history.repository.js';
 import type { HistoryOrigin } from '../subscription/subscriber-history.schemas.js';
 import { findSubscriberByUniqueId } from '../subscription/subscriber.repository.js';
 import * as repo from './unsubscribe.repository.js';
-import { decodeUnsubscribeToken } from './unsubscribe-token.js';
+import { decodeUnsubscribeToken } from '../subscription/unsubscribe-token.js';
 import type { ListName } from './unsubscribe.repository.js';
 import { addSubscriptions } from '../public/preferences.repository.js';
 import { seal, unseal } from '../public/sealed-token.js';

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { confirmedPage, confirmProblemPage } from '../public/confirm.pages.js';
 import { sendPage } from '../public/headers.js';
 import { pageContext } from '../public/page-context.js';
-import { preferencesUrl } from '../public/preferences-link.js';
+import { preferencesUrl } from '../sending/preferences-link.js';
 import { originOf } from './subscriber.routes.js';
 import { listsOfSubscribers } from './subscriber.repository.js';
 import * as service from './subscriber.service.js';

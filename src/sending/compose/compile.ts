@@ -7,11 +7,11 @@ import { findCampaign, type CampaignRow } from '../../messaging/campaign.reposit
 import { scanTemplateHtml } from '../../messaging/template-html.js';
 import { findTemplate, imagesOf } from '../../messaging/template.repository.js';
 import { confirmationLink } from '../../subscription/subscriber-confirmation.js';
-import { unsubscribeUrl } from '../unsubscribe-token.js';
+import { unsubscribeUrl } from '../../subscription/unsubscribe-token.js';
 import { attributeNames, firstListOf, upsertLinks } from './compose.repository.js';
 import { afterBodyStart, mergeContent } from './content.js';
-import { forwardUrlMaker } from '../../public/forward-link.js';
-import { preferencesUrlMaker } from '../../public/preferences-link.js';
+import { forwardUrlMaker } from '../forward-link.js';
+import { preferencesUrlMaker } from '../preferences-link.js';
 import { linkTokenSigner, unsubscribeTokenSigner } from './tokens.js';
 import { verpSender } from '../verp.js';
 import { TrackedUrls, trackHtmlLinks, trackTextLinks } from './links.js';
