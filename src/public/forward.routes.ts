@@ -13,7 +13,7 @@ import { sendPage } from './headers.js';
 import { pickLanguage, translator, type Lang } from './i18n.js';
 import { forward } from './messages/forward.js';
 import { invalidLinkPage, tooManyRequestsPage } from './preferences.pages.js';
-import { limited } from './preferences.routes.js';
+import { limited } from './change-limit.js';
 import { FormBody, HtmlPage, TokenParams } from './preferences.schemas.js';
 
 const tags = ['public pages'];

@@ -4,7 +4,7 @@ import { confirmedPage, confirmProblemPage } from '../public/confirm.pages.js';
 import { sendPage } from '../public/headers.js';
 import { pageContext } from '../public/page-context.js';
 import { preferencesUrl } from '../sending/preferences-link.js';
-import { originOf } from './subscriber.routes.js';
+import { originOf } from './history-origin.js';
 import { listsOfSubscribers } from './subscriber.repository.js';
 import * as service from './subscriber.service.js';
 

@@ -3,7 +3,7 @@ import { CampaignParams } from '../messaging/campaign.schemas.js';
 import { errorResponses } from '../shared/schemas.js';
 import { CampaignStats } from './campaign-stats.schemas.js';
 import { campaignStats } from './campaign-stats.service.js';
-import { STATISTICS_DENIED } from './statistics.routes.js';
+import { STATISTICS_DENIED } from './statistics.schemas.js';
 
 /** `GET /api/v2/campaigns/{messageId}/stats`: authentication, the statistics privilege, then the campaign (404). */
 export const campaignStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
