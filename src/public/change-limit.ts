@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sendPage } from './headers.js';
-import type { Lang } from './i18n.js';
+import type { Lang } from '../shared/i18n.js';
 import { tooManyRequestsPage } from './preferences.pages.js';
 import { takeChange } from './preferences.service.js';
 

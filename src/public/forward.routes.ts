@@ -10,7 +10,7 @@ import { decodeForwardToken } from '../sending/forward-link.js';
 import { forwardDonePage, forwardFormPage, notReceivedPage, type ForwardInput } from './forward.pages.js';
 import { readFormBody } from './forms.js';
 import { sendPage } from './headers.js';
-import { pickLanguage, translator, type Lang } from './i18n.js';
+import { pickLanguage, translator, type Lang } from '../shared/i18n.js';
 import { forward } from './messages/forward.js';
 import { invalidLinkPage, tooManyRequestsPage } from './preferences.pages.js';
 import { limited } from './change-limit.js';

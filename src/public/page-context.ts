@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { findPage, pageData } from '../subscription/subscribe-page.repository.js';
-import { pickLanguage, type Lang } from './i18n.js';
+import { pickLanguage, type Lang } from '../shared/i18n.js';
 import type { PageLook } from '../subscription/page-look.js';
 
 /**

@@ -5,7 +5,7 @@ import { originOf } from '../subscription/history-origin.js';
 import { hiddenField, readFormBody, submitButton } from './forms.js';
 import { limited } from './change-limit.js';
 import { sendPage } from './headers.js';
-import { pickLanguage, translator, type Lang } from './i18n.js';
+import { pickLanguage, translator, type Lang } from '../shared/i18n.js';
 import { renderLayout } from './layout.js';
 import { preferences } from './messages/preferences.js';
 import { preferencesUrl } from '../sending/preferences-link.js';

@@ -5,7 +5,7 @@ import { JOIN_TOKEN_DAYS } from '../subscription/list-join-token.js';
 import type { ListRow } from '../subscription/list.repository.js';
 import { confirmationLink } from '../subscription/subscriber-confirmation.js';
 import type { SubscriberRow } from '../subscription/subscriber.repository.js';
-import { translator, type Lang } from './i18n.js';
+import { translator, type Lang } from '../shared/i18n.js';
 import { signup } from './messages/signup.js';
 import type { SignupForm } from './signup.service.js';
 

@@ -4,7 +4,7 @@ import { rawPathId } from '../plugins/http.js';
 import { NotFoundError, TooManyRequestsError } from '../shared/errors.js';
 import { originOf } from '../subscription/history-origin.js';
 import { sendPage } from './headers.js';
-import { pickLanguage, translator } from './i18n.js';
+import { pickLanguage, translator } from '../shared/i18n.js';
 import { signup } from './messages/signup.js';
 import { checkSignup, readSignupInput, type FormBody } from './signup.form.js';
 import { formPage, notFoundPage, thanksPage, tooManyPage } from './signup.pages.js';

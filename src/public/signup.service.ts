@@ -9,7 +9,7 @@ import { idsOf, requireLivePage, takeSignUp } from '../subscription/subscribe-pa
 import { insertHistory } from '../subscription/subscriber-history.repository.js';
 import type { HistoryOrigin } from '../subscription/subscriber-history.schemas.js';
 import type { SubscriberRow } from '../subscription/subscriber.repository.js';
-import { pickLanguage, type Lang } from './i18n.js';
+import { pickLanguage, type Lang } from '../shared/i18n.js';
 import type { PageLook } from '../subscription/page-look.js';
 import type { CheckedSignup } from './signup.form.js';
 import { sendJoinRequests, sendSignupConfirmation } from './signup.mail.js';

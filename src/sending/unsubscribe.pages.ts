@@ -1,7 +1,7 @@
 import { escapeHtml } from '../shared/html.js';
 import { hiddenField, textareaField } from '../public/forms.js';
 import type { PublicPage } from '../public/headers.js';
-import { translator, type Lang } from '../public/i18n.js';
+import { translator, type Lang } from '../shared/i18n.js';
 import { renderLayout } from '../public/layout.js';
 import { errors } from '../public/messages/errors.js';
 import { unsubscribe } from '../public/messages/unsubscribe.js';

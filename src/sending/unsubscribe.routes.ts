@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { originOf } from '../subscription/history-origin.js';
 import { sendPage, type PublicPage } from '../public/headers.js';
-import { pickLanguage, type Lang } from '../public/i18n.js';
+import { pickLanguage, type Lang } from '../shared/i18n.js';
 import { preferencesUrl } from './preferences-link.js';
 import { limited } from '../public/change-limit.js';
 import { confirmPage, donePage, expiredPage, forwardedPage, invalidPage, MAX_REASON, resubscribedPage } from './unsubscribe.pages.js';

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { contentSecurityPolicy, pageHeaders, styleHash } from '../../src/public/headers.js';
-import { catalogue, fromAcceptLanguage, pickLanguage, translator } from '../../src/public/i18n.js';
+import { catalogue, fromAcceptLanguage, pickLanguage, translator } from '../../src/shared/i18n.js';
 import { renderLayout } from '../../src/public/layout.js';
 import { accentVariables, contrast, logoUrl, parseHexColor, safeCustomCss } from '../../src/subscription/page-look.js';
 import { decodePreferencesToken, encodePreferencesToken, preferencesUrl } from '../../src/sending/preferences-link.js';
