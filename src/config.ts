@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { DkimKeyError, loadDkimKeys, type DkimKey } from './mail/dkim/keys.js';
+import { DkimKeyError, loadDkimKeys, type DkimKey } from './mail/index.js';
 
 /**
  * Every environment variable the service reads, with its default. The same list, with the same defaults,

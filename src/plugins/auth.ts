@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
-import type { Privilege } from '../identity/administrator.schemas.js';
-import { findSessionByKey } from '../identity/session.service.js';
+import { findSessionByKey, type Privilege } from '../identity/index.js';
 import { ForbiddenError } from '../shared/errors.js';
 
 export interface Caller {

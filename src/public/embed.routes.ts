@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../shared/schemas.js';
-import { pageData } from '../subscription/subscribe-page.repository.js';
-import { SubscribePageParams } from '../subscription/subscribe-page.schemas.js';
-import { requirePage } from '../subscription/subscribe-page.service.js';
+import { pageData, SubscribePageParams, requirePage } from '../subscription/index.js';
 import { embedSnippet } from './embed.js';
 import { buildSignupForm } from './signup.service.js';
 

@@ -1,12 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { findCampaign } from '../messaging/campaign.repository.js';
-import { received } from '../sending/forward.repository.js';
-import { forward as forwardCampaign } from '../sending/forward.service.js';
+import { received, forward as forwardCampaign, decodeForwardToken } from '../sending/index.js';
 import { TooManyRequestsError, UnprocessableError, ValidationError } from '../shared/errors.js';
-import { isEmail } from '../subscription/subscriber-import.columns.js';
-import { findSubscriberByUniqueId } from '../subscription/subscriber.repository.js';
-import { decodeForwardToken } from '../sending/forward-link.js';
+import { isEmail, findSubscriberByUniqueId } from '../subscription/index.js';
 import { forwardDonePage, forwardFormPage, notReceivedPage, type ForwardInput } from './forward.pages.js';
 import { readFormBody } from './forms.js';
 import { sendPage } from './headers.js';

@@ -1,7 +1,6 @@
 import type { AppContext } from '../context.js';
-import { findPage, pageData } from '../subscription/subscribe-page.repository.js';
+import { findPage, pageData, type PageLook } from '../subscription/index.js';
 import { pickLanguage, type Lang } from '../shared/i18n.js';
-import type { PageLook } from '../subscription/page-look.js';
 
 /**
  * The language and look a page takes from a subscribe page (the one a person signed up on, named in the links we

@@ -1,5 +1,5 @@
 import { escapeHtml } from '../shared/html.js';
-import { displayAttributeValue } from '../subscription/attribute-value.rules.js';
+import { displayAttributeValue } from '../subscription/index.js';
 import { checkboxField, choiceGroup, errorSummary, hiddenField, inputField, selectField, submitButton, textareaField } from './forms.js';
 import type { PublicPage } from './headers.js';
 import { translator, type Lang } from '../shared/i18n.js';

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml } from '../shared/html.js';
-import { originOf } from '../subscription/history-origin.js';
+import { originOf } from '../subscription/index.js';
 import { hiddenField, readFormBody, submitButton } from './forms.js';
 import { limited } from './change-limit.js';
 import { sendPage } from './headers.js';
 import { pickLanguage, translator, type Lang } from '../shared/i18n.js';
 import { renderLayout } from './layout.js';
 import { preferences } from './messages/preferences.js';
-import { preferencesUrl } from '../sending/preferences-link.js';
+import { preferencesUrl } from '../sending/index.js';
 import {
   addressChangedPage,
   addressTakenPage,

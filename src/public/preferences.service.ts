@@ -2,13 +2,8 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { takeStrict } from '../shared/rate-limit.js';
 import { driverCode } from '../shared/errors.js';
-import { loadDefinitionsWithOptions, type DefinitionWithOptions } from '../subscription/attribute.repository.js';
-import { checkAttributeValue } from '../subscription/attribute-value.rules.js';
-import { insertHistory } from '../subscription/subscriber-history.repository.js';
-import type { HistoryOrigin } from '../subscription/subscriber-history.schemas.js';
-import { isEmail } from '../subscription/subscriber-import.columns.js';
-import { findSubscriberByUniqueId, updateSubscriber, type SubscriberRow } from '../subscription/subscriber.repository.js';
-import { decodePreferencesToken } from '../sending/preferences-link.js';
+import { loadDefinitionsWithOptions, checkAttributeValue, insertHistory, isEmail, findSubscriberByUniqueId, updateSubscriber, type DefinitionWithOptions, type HistoryOrigin, type SubscriberRow } from '../subscription/index.js';
+import { decodePreferencesToken } from '../sending/index.js';
 import * as repo from './preferences.repository.js';
 import { seal, unseal } from './sealed-token.js';
 

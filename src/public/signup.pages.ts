@@ -1,5 +1,5 @@
 import { escapeHtml } from '../shared/html.js';
-import type { DefinitionWithOptions } from '../subscription/attribute.repository.js';
+import type { DefinitionWithOptions } from '../subscription/index.js';
 import type { PublicPage } from './headers.js';
 import { translator, type Lang, type Translate } from '../shared/i18n.js';
 import {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { rawPathId } from '../plugins/http.js';
 import { NotFoundError, TooManyRequestsError } from '../shared/errors.js';
-import { originOf } from '../subscription/history-origin.js';
+import { originOf } from '../subscription/index.js';
 import { sendPage } from './headers.js';
 import { pickLanguage, translator } from '../shared/i18n.js';
 import { signup } from './messages/signup.js';

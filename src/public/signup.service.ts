@@ -1,16 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { loadDefinitionsWithOptions, type DefinitionWithOptions } from '../subscription/attribute.repository.js';
-import { blacklistedAmong } from '../subscription/blacklist.repository.js';
-import { findSubscribersByEmails, insertSubscribers, insertSubscriptions } from '../subscription/list-member.repository.js';
-import type { ListRow } from '../subscription/list.repository.js';
-import { isMember, publicListsAmong, upsertAttributeValues, type PageRow } from '../subscription/subscribe-page.repository.js';
-import { idsOf, requireLivePage, takeSignUp } from '../subscription/subscribe-page-public.service.js';
-import { insertHistory } from '../subscription/subscriber-history.repository.js';
-import type { HistoryOrigin } from '../subscription/subscriber-history.schemas.js';
-import type { SubscriberRow } from '../subscription/subscriber.repository.js';
+import { loadDefinitionsWithOptions, blacklistedAmong, findSubscribersByEmails, insertSubscribers, insertSubscriptions, isMember, publicListsAmong, upsertAttributeValues, idsOf, requireLivePage, takeSignUp, insertHistory, type DefinitionWithOptions, type ListRow, type PageRow, type HistoryOrigin, type SubscriberRow, type PageLook } from '../subscription/index.js';
 import { pickLanguage, type Lang } from '../shared/i18n.js';
-import type { PageLook } from '../subscription/page-look.js';
 import type { CheckedSignup } from './signup.form.js';
 import { sendJoinRequests, sendSignupConfirmation } from './signup.mail.js';
 

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import { changeStatus } from '../messaging/campaign-status.js';
 import { findCampaign } from '../messaging/campaign.repository.js';
-import { campaignSegment } from '../segments/campaign-segment.js';
+import { campaignSegment } from '../segments/index.js';
 import * as audience from './audience.repository.js';
 import { lockCampaign } from './campaign-run.repository.js';
 

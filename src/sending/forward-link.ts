@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { subscriberTokenSigner } from './compose/tokens.js';
-import { decodeSubscriberToken, encodeSubscriberToken } from '../subscription/unsubscribe-token.js';
+import { decodeSubscriberToken, encodeSubscriberToken } from '../subscription/index.js';
 
 /*
  * Forward-to-a-friend links: `PUBLIC_URL/forward/<token>`, the `[FORWARDURL]` of campaign mail, naming the campaign

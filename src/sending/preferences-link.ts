@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { subscriberTokenSigner } from './compose/tokens.js';
-import { decodeSubscriberToken, encodeSubscriberToken } from '../subscription/unsubscribe-token.js';
+import { decodeSubscriberToken, encodeSubscriberToken } from '../subscription/index.js';
 
 /*
  * Preference-centre links: `PUBLIC_URL/preferences/<token>`, the `[PREFERENCESURL]` of campaign mail and the link of

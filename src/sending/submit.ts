@@ -1,5 +1,5 @@
 import type { Executor } from '../db/client.js';
-import { markCampaignSegment } from '../segments/campaign-segment.js';
+import { markCampaignSegment } from '../segments/index.js';
 import { markCampaignLists } from './audience.repository.js';
 
 /**

@@ -4,9 +4,7 @@ import { join } from 'node:path';
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import nodemailer from 'nodemailer';
 import type { Config } from '../config.js';
-import { smtpPoolOptions, smtpUrls } from '../mail/mailer.js';
-import { createDkimSigner } from '../mail/dkim/signer.js';
-import { signingTransport } from '../mail/dkim/transport.js';
+import { smtpPoolOptions, smtpUrls, createDkimSigner, signingTransport } from '../mail/index.js';
 import { SmtpError } from './smtp/connection.js';
 import { SmtpPool } from './smtp/pool.js';
 

@@ -1,13 +1,9 @@
 import type { AppContext } from '../context.js';
 import { findCampaign } from '../messaging/campaign.repository.js';
-import { insertHistory } from '../subscription/subscriber-history.repository.js';
-import type { HistoryOrigin } from '../subscription/subscriber-history.schemas.js';
-import { findSubscriberByUniqueId } from '../subscription/subscriber.repository.js';
+import { insertHistory, findSubscriberByUniqueId, decodeUnsubscribeToken, type HistoryOrigin } from '../subscription/index.js';
 import * as repo from './unsubscribe.repository.js';
-import { decodeUnsubscribeToken } from '../subscription/unsubscribe-token.js';
 import type { ListName } from './unsubscribe.repository.js';
-import { addSubscriptions } from '../public/preferences.repository.js';
-import { seal, unseal } from '../public/sealed-token.js';
+import { addSubscriptions, seal, unseal } from '../public/index.js';
 
 /*
  * The List-Unsubscribe link of a campaign mail. "Unsubscribe" means: off the lists the campaign was sent to, and no

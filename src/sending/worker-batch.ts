@@ -1,6 +1,6 @@
 import type { SendingConfig } from '../config.js';
 import type { AppContext } from '../context.js';
-import { blacklistedAmong } from '../subscription/blacklist.repository.js';
+import { blacklistedAmong } from '../subscription/index.js';
 import { pauseCampaign } from './campaign-run.js';
 import { CompileError, loadRecipients, RecipientError, type CompiledCampaign, type RecipientData } from './compose/index.js';
 import * as ledger from './delivery.repository.js';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
 import type { Executor } from '../db/client.js';
-import { loginNameOf } from '../identity/administrator-login.js';
+import { loginNameOf } from '../identity/index.js';
 import { asClientError, fieldText, type FormPart } from '../messaging/multipart-form.js';
 import { BadRequestError, PayloadTooLargeError, ValidationError } from '../shared/errors.js';
 import { loadDefinitionsWithOptions } from './attribute.repository.js';

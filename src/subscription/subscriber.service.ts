@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import * as blacklistRepo from './blacklist.repository.js';
-import { loginNameOf } from '../identity/administrator-login.js';
+import { loginNameOf } from '../identity/index.js';
 import { ConflictError, NotFoundError, ValidationError, driverCode } from '../shared/errors.js';
 import { cursorOf, toPage } from '../shared/pagination.js';
 import { sendConfirmationRequest } from './subscriber-confirmation.js';

@@ -1,4 +1,4 @@
-import type { Transport } from '../../sending/transport.js';
+import type { Transport } from '../../sending/index.js';
 import type { DkimSigner } from './signer.js';
 
 /**

@@ -6,8 +6,7 @@ import { listCampaignAttachments } from '../../messaging/attachment.repository.j
 import { findCampaign, type CampaignRow } from '../../messaging/campaign.repository.js';
 import { scanTemplateHtml } from '../../messaging/template-html.js';
 import { findTemplate, imagesOf } from '../../messaging/template.repository.js';
-import { confirmationLink } from '../../subscription/subscriber-confirmation.js';
-import { unsubscribeUrl } from '../../subscription/unsubscribe-token.js';
+import { confirmationLink, unsubscribeUrl } from '../../subscription/index.js';
 import { attributeNames, firstListOf, upsertLinks } from './compose.repository.js';
 import { afterBodyStart, mergeContent } from './content.js';
 import { forwardUrlMaker } from '../forward-link.js';
