@@ -6,7 +6,7 @@
 export { DkimKeyError, loadDkimKeys } from './dkim/keys.js';
 export type { DkimKey } from './dkim/keys.js';
 export { createDkimSigner } from './dkim/signer.js';
-export { signingTransport } from './dkim/transport.js';
+export type { DkimSigner } from './dkim/signer.js';
 export { mailFailure } from './mail-log.js';
 export { createMailer, smtpPoolOptions, smtpUrls } from './mailer.js';
 export type { Mailer } from './mailer.js';

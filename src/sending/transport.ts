@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import nodemailer from 'nodemailer';
 import type { Config } from '../config.js';
-import { smtpPoolOptions, smtpUrls, createDkimSigner, signingTransport } from '../mail/index.js';
+import { smtpPoolOptions, smtpUrls, createDkimSigner } from '../mail/index.js';
+import { signingTransport } from './dkim-transport.js';
 import { SmtpError } from './smtp/connection.js';
 import { SmtpPool } from './smtp/pool.js';
 
