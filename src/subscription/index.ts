@@ -2,6 +2,8 @@
  * Subscription: lists, subscribers, attributes, blacklist, subscribe pages, history.
  * What other areas may use: they import it from this file, never from the files below (eslint enforces it;
  * see "Areas and their boundaries" in README.md). Route plugins are not here: app.ts registers them.
+ * The *.repository exports are reads and writes that public's sign-up and preference pages and sending's
+ * unsubscribe run inside their own transactions; service-level functions could replace them one by one.
  */
 export { checkAttributeValue, displayAttributeValue } from './attribute-value.rules.js';
 export { loadDefinitionsWithOptions } from './attribute.repository.js';
