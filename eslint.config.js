@@ -1,6 +1,29 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+
+/*
+ * Areas of src/ and their boundaries (README.md, "Areas and their boundaries"). Another area's files are reached
+ * only through its index.ts; app.ts (with server.ts and worker.ts, the composition root at src/*.ts) may also
+ * import an area's *.routes.ts to register it. shared/, db/, plugins/, config.ts and context.ts are
+ * infrastructure that every area imports directly.
+ */
+const AREAS = ['identity', 'subscription', 'public', 'tracking', 'segments', 'mail', 'sending', 'messaging'];
+// A second door where one index would close a cycle: messaging's status route calls the campaign lifecycle, which
+// must not drag in the whole sender (whose files import messaging/index.ts).
+const EXTRA_DOORS = { sending: ['**/src/sending/lifecycle/index.ts'] };
+const areaZones = (areas) =>
+  areas.flatMap((area) => {
+    const message = `Import what ${area}/ offers from src/${area}/index.ts.`;
+    const from = `src/${area}/**/*`;
+    const doors = [`**/src/${area}/index.ts`, ...(EXTRA_DOORS[area] ?? [])];
+    return [
+      { target: [`src/!(${area})/**/*`], from, except: doors, message },
+      { target: ['src/*.ts'], from, except: [...doors, `**/src/${area}/*.routes.ts`], message },
+    ];
+  });
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'drizzle/', '.cache/', 'dist/', 'web/dist/', 'web/src/api/schema.d.ts', 'test-results/'] },
@@ -14,4 +37,17 @@ export default tseslint.config(
     },
   },
   { files: ['bench/**', 'scripts/**', 'test/prepare.ts'], rules: { 'no-console': 'off' } },
+  {
+    files: ['src/**/*.ts'],
+    ...importX.flatConfigs.typescript,
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
+    rules: {
+      // Type-only imports are erased at run time, so they do not count as cycles.
+      'import-x/no-cycle': 'error',
+      'import-x/no-restricted-paths': ['error', { zones: areaZones(AREAS) }],
+    },
+  },
 );

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '../src/config.js';
-import { dnsRecordLines, unsignedDomainWarnings } from '../src/sending/dkim/dns.js';
+import { dnsRecordLines, unsignedDomainWarnings } from '../src/mail/dkim/dns.js';
 
 /**
  * `npm run dkim [-- From-address …]`: the DNS TXT records to publish for the keys DKIM_KEYS configures, and a

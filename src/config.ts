@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { DkimKeyError, loadDkimKeys, type DkimKey } from './sending/dkim/keys.js';
+import { DkimKeyError, loadDkimKeys, type DkimKey } from './mail/index.js';
 
 /**
  * Every environment variable the service reads, with its default. The same list, with the same defaults,
@@ -28,7 +28,7 @@ export const EnvSchema = Type.Object({
   // One server, or several separated by commas (campaign mail is spread over them round-robin).
   SMTP_URL: Type.String({ default: '', pattern: '^(|smtps?://[^,\\s]+(\\s*,\\s*smtps?://[^,\\s]+)*)$' }),
   MAIL_FROM: Type.String({ minLength: 3, default: 'Mailroom <mailroom@localhost>' }),
-  // `domain:selector:/path/to/key.pem`, comma-separated: DKIM keys (sending/dkim/keys.ts). Empty: mail goes out unsigned.
+  // `domain:selector:/path/to/key.pem`, comma-separated: DKIM keys (mail/dkim/keys.ts). Empty: mail goes out unsigned.
   DKIM_KEYS: Type.String({ default: '' }),
   BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1_048_576 }),
   UPLOAD_LIMIT: Type.Integer({ minimum: 1024, default: 52_428_800 }),
@@ -64,7 +64,7 @@ export const EnvSchema = Type.Object({
   // Envelope sender (Return-Path) of all mail; empty: the From address. Should be an address the bounce mailbox reads.
   BOUNCE_ADDRESS: Type.String({ default: '', pattern: '^(|[^\\s@<>()\\[\\],;:"\\\\]+@[^\\s@<>()\\[\\],;:"\\\\]+\\.[^\\s@<>()\\[\\],;:"\\\\]+)$' }),
   // Empty: POST /api/v2/bounces/inbound answers 404. Otherwise a secret of 16 characters or more.
-  // 1: campaign mail's envelope sender carries its delivery, signed (VERP: sending/verp.ts); needs BOUNCE_ADDRESS.
+  // 1: campaign mail's envelope sender carries its delivery, signed (VERP: mail/verp.ts); needs BOUNCE_ADDRESS.
   BOUNCE_VERP: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '0' }),
   BOUNCE_INBOUND_TOKEN: Type.String({ default: '', pattern: '^(|[\\x21-\\x7e]{16,512})$' }),
   BOUNCE_MAX_SIZE: Type.Integer({ minimum: 1024, maximum: 209_715_200, default: 10_485_760 }),

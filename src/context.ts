@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { AppDb } from './db/client.js';
-import type { Mailer } from './mail/mailer.js';
-import type { BounceCounts } from './messaging/bounce-counts.js';
-import type { Transport } from './sending/transport.js';
-import type { EventBuffer } from './tracking/event-buffer.js';
+import type { Mailer } from './mail/index.js';
+import type { BounceCounts } from './messaging/index.js';
+import type { Transport } from './sending/index.js';
+import type { EventBuffer } from './tracking/index.js';
 
 /** What services need from the running application. Built once in buildApp and passed explicitly. */
 export interface AppContext {

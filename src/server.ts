@@ -1,8 +1,8 @@
 import { buildApp } from './app.js';
-import { ensureFirstAdministrator } from './identity/bootstrap.js';
-import { startBounceMailbox, type BounceMailbox } from './messaging/bounce-mailbox.js';
+import { ensureFirstAdministrator } from './identity/index.js';
+import { startBounceMailbox, type BounceMailbox } from './messaging/index.js';
 import { configOrExit, runMain, stopOnSignals, tellOperator } from './process.js';
-import { startWorker, type SendWorker } from './sending/worker.js';
+import { startWorker, type SendWorker } from './sending/index.js';
 
 /** The process: configuration, the app, listening, and a graceful close on SIGTERM/SIGINT. */
 async function main(): Promise<void> {

@@ -1,7 +1,7 @@
 import { buildApp } from './app.js';
-import { startBounceMailbox } from './messaging/bounce-mailbox.js';
+import { startBounceMailbox } from './messaging/index.js';
 import { configOrExit, runMain, stopOnSignals } from './process.js';
-import { startWorker } from './sending/worker.js';
+import { startWorker } from './sending/index.js';
 
 /**
  * `npm run worker`: a campaign sender on its own, no HTTP. Start as many as the mail servers can take, against one

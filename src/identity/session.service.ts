@@ -41,3 +41,8 @@ export async function logout(ctx: AppContext, callerId: number, sessionId: numbe
   if (session.administratorId !== callerId) throw new ForbiddenError('You do not have access to this session.');
   await sessions.deleteSession(ctx.db, sessionId);
 }
+
+/** The live session a key opens (keys are kept hashed): what the authentication hook, plugins/auth.ts, asks. */
+export function findSessionByKey(database: Parameters<typeof sessions.findLiveSession>[0], key: string) {
+  return sessions.findLiveSession(database, hashSecret(key));
+}

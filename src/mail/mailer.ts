@@ -6,7 +6,7 @@ import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import type { Config } from '../config.js';
-import { createDkimSigner, type DkimSigner } from '../sending/dkim/signer.js';
+import { createDkimSigner, type DkimSigner } from './dkim/signer.js';
 
 export type MailMessage = Mail.Options;
 

@@ -3,7 +3,8 @@ import { Readable } from 'node:stream';
 import { and, eq, like, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { attachmentChunks } from '../db/schema/index.js';
-import { TooLargeError, type AttachmentStorage } from './attachment-storage.js';
+import type { AttachmentStorage } from './attachment-storage.js';
+import { TooLargeError } from './attachment-too-large.js';
 import { lockHash } from './attachment.repository.js';
 
 /*

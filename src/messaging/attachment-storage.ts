@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Config } from '../config.js';
 import type { Executor } from '../db/client.js';
 import { databaseStorage } from './attachment-db-storage.js';
+import { TooLargeError } from './attachment-too-large.js';
 
 /**
  * Where attachment bytes live, addressed by their SHA-256: on one process's disk (diskStorage) or in the shared
@@ -20,13 +21,6 @@ export interface AttachmentStorage {
   exists(hash: string, tx?: Executor): Promise<boolean>;
   /** Removes the bytes; removing what is not there is not an error. */
   remove(hash: string, tx?: Executor): Promise<void>;
-}
-
-/** Thrown by `put` when the stream carries more than `maxBytes`; nothing is stored. */
-export class TooLargeError extends Error {
-  constructor(readonly maxBytes: number) {
-    super(`more than ${maxBytes} bytes`);
-  }
 }
 
 const HASH = /^[0-9a-f]{64}$/;

@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
 import { ConflictError, ForbiddenError, NotFoundError, PayloadTooLargeError, ValidationError } from '../shared/errors.js';
-import { TooLargeError, type AttachmentStorage } from './attachment-storage.js';
+import type { AttachmentStorage } from './attachment-storage.js';
+import { TooLargeError } from './attachment-too-large.js';
 import * as repo from './attachment.repository.js';
 import type { Attachment } from './attachment.schemas.js';
 import { asClientError, fieldText, type FormPart } from './multipart-form.js';

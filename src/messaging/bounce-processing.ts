@@ -3,7 +3,7 @@ import type { Executor } from '../db/client.js';
 import { compileBounceRule, matchesBounceRule, type BounceRulePattern } from './bounce-rule.pattern.js';
 import { consecutiveWalk, decideBounce, type BounceAction, type BounceFacts, type BounceMatch, type MatchedBy } from './bounce-decision.js';
 import * as repo from './bounce-processing.repository.js';
-import { deliveryOfAddresses } from '../sending/verp.js';
+import { deliveryOfAddresses } from '../mail/index.js';
 import { readBounce, type BounceKind, type BounceReport } from './dsn.js';
 
 /*

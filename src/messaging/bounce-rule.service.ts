@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '../shared/errors.js';
-import { takeStrict } from '../sending/rate-limit.js';
+import { takeStrict } from '../shared/rate-limit.js';
 import { invalidateBounceRules } from './bounce-processing.js';
 import { BounceRulePatternError, compileBounceRule, findBounceRuleMatch, MAX_MATCH_INPUT } from './bounce-rule.pattern.js';
 import * as repo from './bounce-rule.repository.js';

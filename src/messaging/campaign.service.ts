@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { checkSelection } from '../segments/campaign-segment.js';
+import { checkSelection } from '../segments/index.js';
 import type { AppContext } from '../context.js';
 import { changeCampaignStatus } from '../sending/lifecycle/index.js';
 import { ConflictError, NotFoundError } from '../shared/errors.js';

@@ -3,6 +3,10 @@
  * sender reads campaigns and their content from here; it owns their status itself (sending/lifecycle/).
  */
 export { attachmentStorage } from './attachment-storage.js';
+export { BounceCounts } from './bounce-counts.js';
+export { startBounceMailbox, type BounceMailbox } from './bounce-mailbox.js';
+export { listBounces } from './bounce.repository.js';
+export { Bounce } from './bounce.schemas.js';
 export { listCampaignAttachments } from './attachment.repository.js';
 export { findCampaign, type CampaignRow } from './campaign.repository.js';
 export { Campaign, CampaignParams, type CampaignStatus } from './campaign.schemas.js';

@@ -1,7 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { campaigns, listCampaigns, lists } from '../db/schema/index.js';
-import type { ListRow } from '../subscription/list.repository.js';
+import type { ListRow } from '../subscription/index.js';
 import type { CampaignRow } from './campaign.repository.js';
 
 // The links between campaigns and the lists they go to (`list_campaigns`).

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses, Id, IdParam } from '../shared/schemas.js';
 import { DateTime } from '../shared/schemas.js';
-import { SubscriberList } from '../subscription/list.schemas.js';
+import { SubscriberList } from '../subscription/index.js';
 import { Campaign } from './campaign.schemas.js';
 import * as service from './list-campaign.service.js';
 

@@ -1,8 +1,7 @@
 import type { AppContext } from '../context.js';
 import { NotFoundError } from '../shared/errors.js';
 import { toAtom } from '../shared/time.js';
-import { toSubscriberList } from '../subscription/list.repository.js';
-import { requireList } from '../subscription/list.service.js';
+import { toSubscriberList, requireList } from '../subscription/index.js';
 import { toCampaignView, toCampaignViews } from './campaign.repository.js';
 import { requireCampaign } from './campaign.service.js';
 import * as repo from './list-campaign.repository.js';

@@ -1,7 +1,5 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
-import type { Privilege } from '../identity/administrator.schemas.js';
-import { findLiveSession } from '../identity/session.repository.js';
-import { hashSecret } from '../identity/tokens.js';
+import { findSessionByKey, type Privilege } from '../identity/index.js';
 import { ForbiddenError } from '../shared/errors.js';
 
 export interface Caller {
@@ -50,7 +48,7 @@ export function registerAuth(app: FastifyInstance): void {
     if (request.caller) return request.caller;
     const key = sessionKeyOf(request);
     if (!key || key.length > 200) throw new ForbiddenError(NO_SESSION);
-    const found = await findLiveSession(app.ctx.db, hashSecret(key));
+    const found = await findSessionByKey(app.ctx.db, key);
     if (!found) throw new ForbiddenError(NO_SESSION);
     request.caller = {
       id: found.adminId,

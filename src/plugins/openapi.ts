@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { SEGMENT_COMPONENTS } from '../segments/segment.schemas.js';
+import { SEGMENT_COMPONENTS } from '../segments/index.js';
 
 /**
  * OpenAPI 3.1 built from the route schemas, served at /api/v2/openapi.json, and an interactive reference at /docs

@@ -1,6 +1,6 @@
 import { escapeHtml } from '../shared/html.js';
 import type { PublicPage } from './headers.js';
-import { translator } from './i18n.js';
+import { translator } from '../shared/i18n.js';
 import { messagePage, renderLayout, textHtml } from './layout.js';
 import { confirm } from './messages/confirm.js';
 import type { PageContext } from './page-context.js';

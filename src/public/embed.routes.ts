@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../shared/schemas.js';
-import * as pages from '../subscription/subscribe-page.repository.js';
-import { SubscribePageParams } from '../subscription/subscribe-page.schemas.js';
-import { requirePage } from '../subscription/subscribe-page.service.js';
+import { pageData, SubscribePageParams, requirePage } from '../subscription/index.js';
 import { embedSnippet } from './embed.js';
 import { buildSignupForm } from './signup.service.js';
 
@@ -33,7 +31,7 @@ export const embedRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { page } = await requirePage(app.ctx, request.params.pageId);
-      const data = new Map((await pages.pageData(app.ctx.db, page.id)).map((r) => [r.name, r.data]));
+      const data = new Map((await pageData(app.ctx.db, page.id)).map((r) => [r.name, r.data]));
       const form = await buildSignupForm(app.ctx, page, data, undefined);
       return { html: embedSnippet(app.ctx.config.publicUrl, form), url: `${app.ctx.config.publicUrl}/subscribe/${page.id}` };
     },

@@ -1,6 +1,6 @@
 import { escapeHtml } from '../shared/html.js';
 import { honeypotField, submitButton } from './forms.js';
-import { translator } from './i18n.js';
+import { translator } from '../shared/i18n.js';
 import { signup } from './messages/signup.js';
 import { formFields } from './signup.pages.js';
 import { HONEYPOT } from './signup.form.js';

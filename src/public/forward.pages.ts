@@ -1,7 +1,7 @@
 import { escapeHtml } from '../shared/html.js';
 import { errorSummary, inputField, submitButton, textareaField } from './forms.js';
 import type { PublicPage } from './headers.js';
-import { translator, type Lang } from './i18n.js';
+import { translator, type Lang } from '../shared/i18n.js';
 import { messagePage, renderLayout } from './layout.js';
 import { common } from './messages/common.js';
 import { forward } from './messages/forward.js';

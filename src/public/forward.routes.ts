@@ -1,19 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { findCampaign } from '../messaging/campaign.repository.js';
-import { received } from '../sending/forward.repository.js';
-import { forward as forwardCampaign } from '../sending/forward.service.js';
+import { findCampaign } from '../messaging/index.js';
+import { received, forward as forwardCampaign, decodeForwardToken } from '../sending/index.js';
 import { TooManyRequestsError, UnprocessableError, ValidationError } from '../shared/errors.js';
-import { isEmail } from '../subscription/subscriber-import.columns.js';
-import { findSubscriberByUniqueId } from '../subscription/subscriber.repository.js';
-import { decodeForwardToken } from './forward-link.js';
+import { isEmail, findSubscriberByUniqueId } from '../subscription/index.js';
 import { forwardDonePage, forwardFormPage, notReceivedPage, type ForwardInput } from './forward.pages.js';
 import { readFormBody } from './forms.js';
 import { sendPage } from './headers.js';
-import { pickLanguage, translator, type Lang } from './i18n.js';
+import { pickLanguage, translator, type Lang } from '../shared/i18n.js';
 import { forward } from './messages/forward.js';
 import { invalidLinkPage, tooManyRequestsPage } from './preferences.pages.js';
-import { limited } from './preferences.routes.js';
+import { limited } from './change-limit.js';
 import { FormBody, HtmlPage, TokenParams } from './preferences.schemas.js';
 
 const tags = ['public pages'];

@@ -1,7 +1,7 @@
 import { escapeHtml } from '../shared/html.js';
 import type { PublicPage } from './headers.js';
-import { translator, type Lang } from './i18n.js';
-import { accentVariables, logoUrl, safeCustomCss, type PageLook } from './look.js';
+import { translator, type Lang } from '../shared/i18n.js';
+import { accentVariables, logoUrl, safeCustomCss, type PageLook } from '../subscription/index.js';
 import { common } from './messages/common.js';
 import { STYLESHEET_PATH } from './stylesheet.js';
 

@@ -1,7 +1,6 @@
 import type { AppContext } from '../context.js';
-import * as pages from '../subscription/subscribe-page.repository.js';
-import { pickLanguage, type Lang } from './i18n.js';
-import type { PageLook } from './look.js';
+import { findPage, pageData, type PageLook } from '../subscription/index.js';
+import { pickLanguage, type Lang } from '../shared/i18n.js';
 
 /**
  * The language and look a page takes from a subscribe page (the one a person signed up on, named in the links we
@@ -16,9 +15,9 @@ export interface PageContext {
 
 export async function pageContext(ctx: AppContext, pageId: string | undefined, acceptLanguage: string | undefined): Promise<PageContext> {
   const id = pageId && /^\d{1,10}$/.test(pageId) && Number(pageId) <= 2_147_483_647 ? Number(pageId) : null;
-  const found = id !== null ? await pages.findPage(ctx.db, id) : undefined;
+  const found = id !== null ? await findPage(ctx.db, id) : undefined;
   if (!found || !found.page.active) return { lang: pickLanguage(null, acceptLanguage) };
-  const data = new Map((await pages.pageData(ctx.db, found.page.id)).map((r) => [r.name, r.data]));
+  const data = new Map((await pageData(ctx.db, found.page.id)).map((r) => [r.name, r.data]));
   return {
     lang: pickLanguage(data.get('language'), acceptLanguage),
     look: { logoUrl: data.get('logo_url'), accentColor: data.get('accent_color'), customCss: data.get('custom_css') },

@@ -1,8 +1,8 @@
 import { escapeHtml } from '../shared/html.js';
-import { displayAttributeValue } from '../subscription/attribute-value.rules.js';
+import { displayAttributeValue } from '../subscription/index.js';
 import { checkboxField, choiceGroup, errorSummary, hiddenField, inputField, selectField, submitButton, textareaField } from './forms.js';
 import type { PublicPage } from './headers.js';
-import { translator, type Lang } from './i18n.js';
+import { translator, type Lang } from '../shared/i18n.js';
 import { messagePage, renderLayout } from './layout.js';
 import { common } from './messages/common.js';
 import { errors } from './messages/errors.js';

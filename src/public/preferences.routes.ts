@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml } from '../shared/html.js';
-import { originOf } from '../subscription/subscriber.routes.js';
+import { originOf } from '../subscription/index.js';
 import { hiddenField, readFormBody, submitButton } from './forms.js';
+import { limited } from './change-limit.js';
 import { sendPage } from './headers.js';
-import { pickLanguage, translator, type Lang } from './i18n.js';
+import { pickLanguage, translator, type Lang } from '../shared/i18n.js';
 import { renderLayout } from './layout.js';
 import { preferences } from './messages/preferences.js';
-import { preferencesUrl } from './preferences-link.js';
+import { preferencesUrl } from '../sending/index.js';
 import {
   addressChangedPage,
   addressTakenPage,
@@ -41,18 +42,6 @@ async function withSubscriber(request: FastifyRequest, token: string, reply: Fas
   if (found === 'expired') return { done: sendPage(reply, 410, expiredLinkPage(lang)) };
   if (found === 'forwarded') return { done: sendPage(reply, 200, forwardedPage(lang)) };
   return { subscriber: found.subscriber, lang };
-}
-
-/**
- * PREFERENCES_CLIENT_LIMIT changes per client in 10 minutes; over it, sends the 429 page with Retry-After and
- * answers true. (A boolean, not the reply: a reply is thenable, and awaiting it would wait for the send.)
- */
-export async function limited(request: FastifyRequest, reply: FastifyReply, lang: Lang): Promise<boolean> {
-  const slot = await service.takeChange(request.server.ctx, request.ip || null);
-  if (slot.granted) return false;
-  const seconds = Math.max(1, Math.ceil(slot.retryAfter));
-  await sendPage(reply, 429, tooManyRequestsPage(lang, seconds), { 'retry-after': String(seconds) });
-  return true;
 }
 
 /**

@@ -1,19 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { takeStrict } from '../sending/rate-limit.js';
+import { takeStrict } from '../shared/rate-limit.js';
 import { driverCode } from '../shared/errors.js';
-import { loadDefinitionsWithOptions, type DefinitionWithOptions } from '../subscription/attribute.repository.js';
-import { checkAttributeValue } from '../subscription/attribute-value.rules.js';
-import * as history from '../subscription/subscriber-history.repository.js';
-import type { HistoryOrigin } from '../subscription/subscriber-history.schemas.js';
-import { isEmail } from '../subscription/subscriber-import.columns.js';
-import { findSubscriberByUniqueId, updateSubscriber, type SubscriberRow } from '../subscription/subscriber.repository.js';
-import { decodePreferencesToken } from './preferences-link.js';
+import { loadDefinitionsWithOptions, checkAttributeValue, insertHistory, isEmail, findSubscriberByUniqueId, updateSubscriber, type DefinitionWithOptions, type HistoryOrigin, type SubscriberRow } from '../subscription/index.js';
+import { decodePreferencesToken } from '../sending/index.js';
 import * as repo from './preferences.repository.js';
 import { seal, unseal } from './sealed-token.js';
 
 /*
- * The preference centre: what a subscriber holding their signed link (preferences-link.ts) may see and change about
+ * The preference centre: what a subscriber holding their signed link (sending/preferences-link.ts) may see and change about
  * themselves. The link is the only credential; every change is a POST and is written to the subscriber's history.
  * Nothing here tells anyone about another address: an address change asks the new address first, and answers the
  * same whether or not that address is free.
@@ -90,8 +85,8 @@ export async function saveLists(ctx: AppContext, subscriber: SubscriberRow, want
   await ctx.db.transaction(async (tx) => {
     const joined = await repo.addSubscriptions(tx, subscriber.id, join);
     const left = await repo.removeSubscriptions(tx, subscriber.id, leave);
-    if (joined.length > 0) await history.insertHistory(tx, subscriber.id, origin, 'Subscribed', `Joined ${names(lists, joined)} in the preference centre`);
-    if (left.length > 0) await history.insertHistory(tx, subscriber.id, origin, 'Unsubscribed', `Left ${names(lists, left)} in the preference centre`);
+    if (joined.length > 0) await insertHistory(tx, subscriber.id, origin, 'Subscribed', `Joined ${names(lists, joined)} in the preference centre`);
+    if (left.length > 0) await insertHistory(tx, subscriber.id, origin, 'Unsubscribed', `Left ${names(lists, left)} in the preference centre`);
   });
 }
 
@@ -137,7 +132,7 @@ export async function saveAttributes(
   await ctx.db.transaction(async (tx) => {
     for (const [id, value] of changed) await repo.upsertAttributeValue(tx, subscriber.id, id, value);
     const which = changed.map(([id]) => `"${definitions.find((d) => d.id === id)!.name}"`).join(', ');
-    await history.insertHistory(tx, subscriber.id, origin, 'Updated', `Changed ${which} in the preference centre`);
+    await insertHistory(tx, subscriber.id, origin, 'Updated', `Changed ${which} in the preference centre`);
   });
   return errors;
 }
@@ -147,7 +142,7 @@ export async function saveFormat(ctx: AppContext, subscriber: SubscriberRow, htm
   await ctx.db.transaction(async (tx) => {
     await updateSubscriber(tx, subscriber.id, { htmlEmail });
     const detail = `Chose ${htmlEmail ? 'HTML' : 'plain-text'} mail in the preference centre`;
-    await history.insertHistory(tx, subscriber.id, origin, 'Updated', detail);
+    await insertHistory(tx, subscriber.id, origin, 'Updated', detail);
   });
 }
 
@@ -157,7 +152,7 @@ export async function leaveAll(ctx: AppContext, subscriber: SubscriberRow, origi
   await ctx.db.transaction(async (tx) => {
     const left = await repo.removeSubscriptions(tx, subscriber.id, null);
     if (left.length > 0) {
-      await history.insertHistory(tx, subscriber.id, origin, 'Unsubscribed', `Left all lists (${names(lists, left)}) in the preference centre`);
+      await insertHistory(tx, subscriber.id, origin, 'Unsubscribed', `Left all lists (${names(lists, left)}) in the preference centre`);
     }
   });
 }
@@ -182,7 +177,7 @@ export async function requestEmailChange(
   const digest = createHash('sha256').update(email.toLowerCase()).digest('base64url');
   const slot = await takeStrict(ctx.db, `page-address:${digest}`, MAIL_WINDOW, 1);
   if (!slot.granted) return { retryAfter: slot.retryAfter };
-  await history.insertHistory(ctx.db, subscriber.id, origin, 'Updated', 'Asked in the preference centre to change the e-mail address; confirmation sent to the new address');
+  await insertHistory(ctx.db, subscriber.id, origin, 'Updated', 'Asked in the preference centre to change the e-mail address; confirmation sent to the new address');
   const taken = (await repo.addressOwner(ctx.db, email)) !== undefined;
   if (taken) return 'sent';
   const token = seal(ctx.secrets.linkToken, EMAIL_CHANGE_DOMAIN, [subscriber.uniqueId, email], EMAIL_CHANGE_DAYS * 86_400);
@@ -217,7 +212,7 @@ export async function confirmEmailChange(ctx: AppContext, token: string, origin:
   try {
     const changed = await ctx.db.transaction(async (tx) => {
       if (!(await repo.changeEmailIfFree(tx, subscriber.id, email))) return false;
-      await history.insertHistory(tx, subscriber.id, origin, 'Updated', 'Changed the e-mail address in the preference centre (confirmed by the new address)');
+      await insertHistory(tx, subscriber.id, origin, 'Updated', 'Changed the e-mail address in the preference centre (confirmed by the new address)');
       return true;
     });
     if (!changed) return { outcome: 'taken' };

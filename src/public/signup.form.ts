@@ -1,8 +1,5 @@
-import { checkAttributeValue } from '../subscription/attribute-value.rules.js';
-import type { DefinitionWithOptions } from '../subscription/attribute.repository.js';
-import { MAX_VALUE_LENGTH } from '../subscription/attribute.schemas.js';
-import { isEmail } from '../subscription/subscriber-import.columns.js';
-import type { Translate } from './i18n.js';
+import { checkAttributeValue, MAX_VALUE_LENGTH, isEmail, type DefinitionWithOptions } from '../subscription/index.js';
+import type { Translate } from '../shared/i18n.js';
 import type { signup } from './messages/signup.js';
 import type { SignupForm } from './signup.service.js';
 

@@ -1,11 +1,7 @@
 import type { AppContext } from '../context.js';
-import { mailFailure } from '../mail/mail-log.js';
-import { joinLink } from '../subscription/subscribe-page-public.mail.js';
-import { JOIN_TOKEN_DAYS } from '../subscription/list-join-token.js';
-import type { ListRow } from '../subscription/list.repository.js';
-import { confirmationLink } from '../subscription/subscriber-confirmation.js';
-import type { SubscriberRow } from '../subscription/subscriber.repository.js';
-import { translator, type Lang } from './i18n.js';
+import { mailFailure } from '../mail/index.js';
+import { joinLink, JOIN_TOKEN_DAYS, confirmationLink, type ListRow, type SubscriberRow } from '../subscription/index.js';
+import { translator, type Lang } from '../shared/i18n.js';
 import { signup } from './messages/signup.js';
 import type { SignupForm } from './signup.service.js';
 

@@ -1,7 +1,7 @@
 import { escapeHtml } from '../shared/html.js';
-import type { DefinitionWithOptions } from '../subscription/attribute.repository.js';
+import type { DefinitionWithOptions } from '../subscription/index.js';
 import type { PublicPage } from './headers.js';
-import { translator, type Lang, type Translate } from './i18n.js';
+import { translator, type Lang, type Translate } from '../shared/i18n.js';
 import {
   checkboxField,
   choiceGroup,

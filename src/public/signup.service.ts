@@ -1,16 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { loadDefinitionsWithOptions, type DefinitionWithOptions } from '../subscription/attribute.repository.js';
-import { blacklistedAmong } from '../subscription/blacklist.repository.js';
-import { findSubscribersByEmails, insertSubscribers, insertSubscriptions } from '../subscription/list-member.repository.js';
-import type { ListRow } from '../subscription/list.repository.js';
-import * as pages from '../subscription/subscribe-page.repository.js';
-import { idsOf, requireLivePage, takeSignUp } from '../subscription/subscribe-page-public.service.js';
-import * as history from '../subscription/subscriber-history.repository.js';
-import type { HistoryOrigin } from '../subscription/subscriber-history.schemas.js';
-import type { SubscriberRow } from '../subscription/subscriber.repository.js';
-import { pickLanguage, type Lang } from './i18n.js';
-import type { PageLook } from './look.js';
+import { loadDefinitionsWithOptions, blacklistedAmong, findSubscribersByEmails, insertSubscribers, insertSubscriptions, isMember, publicListsAmong, upsertAttributeValues, idsOf, requireLivePage, takeSignUp, insertHistory, type DefinitionWithOptions, type ListRow, type PageRow, type HistoryOrigin, type SubscriberRow, type PageLook } from '../subscription/index.js';
+import { pickLanguage, type Lang } from '../shared/i18n.js';
 import type { CheckedSignup } from './signup.form.js';
 import { sendJoinRequests, sendSignupConfirmation } from './signup.mail.js';
 
@@ -48,13 +39,13 @@ export async function loadSignupForm(ctx: AppContext, pageId: number, acceptLang
 /** A page (active or not: the embed snippet of a page not yet live) as its form shows it. */
 export async function buildSignupForm(
   ctx: AppContext,
-  page: pages.PageRow,
+  page: PageRow,
   data: ReadonlyMap<string, string | null>,
   acceptLanguage: string | undefined,
 ): Promise<SignupForm> {
   const listIds = idsOf(data.get('lists'));
   const attributeIds = idsOf(data.get('attributes'));
-  const [lists, definitions] = await Promise.all([pages.publicListsAmong(ctx.db, listIds), loadDefinitionsWithOptions(ctx.db)]);
+  const [lists, definitions] = await Promise.all([publicListsAmong(ctx.db, listIds), loadDefinitionsWithOptions(ctx.db)]);
   const listById = new Map(lists.map((l) => [l.id, l]));
   const definitionById = new Map(definitions.map((d) => [d.id, d]));
   return {
@@ -102,21 +93,21 @@ export async function signUp(ctx: AppContext, form: SignupForm, signup: CheckedS
       const [id] = await insertSubscribers(tx, [{ email: signup.email, uniqueId, confirmed: !form.doubleOptIn, htmlEmail: false }]);
       // Another writer stored the address in the meantime: it is theirs, this sign-up leaves it alone.
       if (id === undefined) return { kind: 'barred' };
-      await history.insertHistory(tx, id, origin, 'Subscriber created', `Created on ${where}`);
-      await pages.upsertAttributeValues(tx, id, [...signup.values]);
+      await insertHistory(tx, id, origin, 'Subscriber created', `Created on ${where}`);
+      await upsertAttributeValues(tx, id, [...signup.values]);
       [subscriber] = await findSubscribersByEmails(tx, [signup.email]);
       createdConfirmed = !form.doubleOptIn;
     }
     const added: string[] = [];
     for (const list of chosen) if ((await insertSubscriptions(tx, list.id, [subscriber!.id])).size > 0) added.push(list.name);
     if (added.length > 0) {
-      await history.insertHistory(tx, subscriber!.id, origin, 'Subscribed', `Subscribed to ${added.map((n) => `"${n}"`).join(', ')} on ${where}`);
+      await insertHistory(tx, subscriber!.id, origin, 'Subscribed', `Subscribed to ${added.map((n) => `"${n}"`).join(', ')} on ${where}`);
     }
     return { kind: 'pending', subscriber: subscriber!, createdConfirmed };
   });
 
   if (found.kind === 'confirmed') {
-    const memberships = await Promise.all(chosen.map((l) => pages.isMember(ctx.db, l.id, found.subscriber.id)));
+    const memberships = await Promise.all(chosen.map((l) => isMember(ctx.db, l.id, found.subscriber.id)));
     const missing = chosen.filter((_, i) => !memberships[i]);
     if (missing.length > 0) await sendJoinRequests(ctx, form.lang, found.subscriber, missing);
   } else if (found.kind === 'pending' && !found.createdConfirmed) {

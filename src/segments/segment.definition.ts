@@ -1,4 +1,4 @@
-import { OPTION_TYPES } from '../subscription/attribute.schemas.js';
+import { OPTION_TYPES } from '../subscription/index.js';
 
 /*
  * A segment's definition: a tree of AND/OR groups of typed conditions (docs/api.md "Segments"). This module is the

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { campaignSegment } from '../segments/campaign-segment.js';
+import { campaignSegment } from '../segments/index.js';
 import * as audience from './audience.repository.js';
 import { lockCampaign, moveCampaign } from './lifecycle/campaign-lifecycle.js';
 

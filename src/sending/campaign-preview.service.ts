@@ -2,7 +2,7 @@ import { simpleParser, type AddressObject } from 'mailparser';
 import type { AppContext } from '../context.js';
 import { requireCampaign } from '../messaging/index.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
-import { findSubscriberId } from '../subscription/subscriber.repository.js';
+import { findSubscriberId } from '../subscription/index.js';
 import type { Preview, PreviewBody } from './campaign-preview.schemas.js';
 import { CompileError, compileCampaign, loadRecipients, RecipientError } from './compose/index.js';
 

@@ -3,7 +3,7 @@ import { CAMPAIGN_NOT_FOUND, getCampaign, requireCampaign, type Campaign } from 
 import { ConflictError, NotFoundError } from '../shared/errors.js';
 import { toPage, type PageResult } from '../shared/pagination.js';
 import { toAtom } from '../shared/time.js';
-import { currentCampaignSegment } from '../segments/campaign-segment.js';
+import { currentCampaignSegment } from '../segments/index.js';
 import { audienceCount, campaignListIds, markLists } from './audience.repository.js';
 import { lockCampaign, moveCampaign, reopenSentCampaign } from './lifecycle/campaign-lifecycle.js';
 import * as repo from './campaign-send.repository.js';

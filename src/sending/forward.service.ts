@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { TooManyRequestsError, UnprocessableError, ValidationError } from '../shared/errors.js';
-import { findSubscriberByUniqueId } from '../subscription/subscriber.repository.js';
+import { findSubscriberByUniqueId } from '../subscription/index.js';
 import * as repo from './forward.repository.js';
 import type { ForwardBody, ForwardResult, ForwardStatus } from './forward.schemas.js';
 import { sendForwardedCopies } from './forward.mail.js';

@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import nodemailer from 'nodemailer';
 import type { Config } from '../config.js';
-import { smtpPoolOptions, smtpUrls } from '../mail/mailer.js';
-import { createDkimSigner } from './dkim/signer.js';
-import { signingTransport } from './dkim/transport.js';
+import { smtpPoolOptions, smtpUrls, createDkimSigner } from '../mail/index.js';
+import { signingTransport } from './dkim-transport.js';
 import { SmtpError } from './smtp/connection.js';
 import { SmtpPool } from './smtp/pool.js';
 
@@ -72,7 +71,7 @@ export interface SmtpTimeouts {
 
 /**
  * SMTP when SMTP_URL names servers (several: round-robin, one connection pool each); else `.eml` files in
- * DATA_DIR/outbox. DKIM-signed when keys are configured (sending/dkim).
+ * DATA_DIR/outbox. DKIM-signed when keys are configured (mail/dkim).
  */
 export function createTransport(
   config: Pick<Config, 'smtpUrl' | 'dataDir'> & Partial<Pick<Config, 'dkim'>>,

@@ -1,10 +1,6 @@
 import { escapeHtml } from '../shared/html.js';
-import { hiddenField, textareaField } from '../public/forms.js';
-import type { PublicPage } from '../public/headers.js';
-import { translator, type Lang } from '../public/i18n.js';
-import { renderLayout } from '../public/layout.js';
-import { errors } from '../public/messages/errors.js';
-import { unsubscribe } from '../public/messages/unsubscribe.js';
+import { hiddenField, textareaField, renderLayout, errors, unsubscribe, type PublicPage } from '../public/index.js';
+import { translator, type Lang } from '../shared/i18n.js';
 import type { ListName } from './unsubscribe.repository.js';
 
 /*

@@ -1,13 +1,9 @@
 import type { AppContext } from '../context.js';
 import { findCampaign } from '../messaging/index.js';
-import * as history from '../subscription/subscriber-history.repository.js';
-import type { HistoryOrigin } from '../subscription/subscriber-history.schemas.js';
-import { findSubscriberByUniqueId } from '../subscription/subscriber.repository.js';
+import { insertHistory, findSubscriberByUniqueId, decodeUnsubscribeToken, type HistoryOrigin } from '../subscription/index.js';
 import * as repo from './unsubscribe.repository.js';
-import { decodeUnsubscribeToken } from './unsubscribe-token.js';
 import type { ListName } from './unsubscribe.repository.js';
-import { addSubscriptions } from '../public/preferences.repository.js';
-import { seal, unseal } from '../public/sealed-token.js';
+import { addSubscriptions, seal, unseal } from '../public/index.js';
 
 /*
  * The List-Unsubscribe link of a campaign mail. "Unsubscribe" means: off the lists the campaign was sent to, and no
@@ -81,7 +77,7 @@ export async function unsubscribe(ctx: AppContext, token: string, via: Unsubscri
         ` (${via === 'one-click' ? 'one-click, RFC 8058' : 'confirmation page'})` +
         (skipped > 0 ? '; its queued mail of this campaign was skipped' : '') +
         (reason ? `. Reason given: ${reason}` : '');
-      await history.insertHistory(tx, target.subscriberId, origin, 'Unsubscribed', detail);
+      await insertHistory(tx, target.subscriberId, origin, 'Unsubscribed', detail);
     }
     return lists;
   });
@@ -116,7 +112,7 @@ export async function resubscribe(ctx: AppContext, token: string, origin: Histor
     const added = await addSubscriptions(tx, subscriber.id, existing.map((l) => l.id));
     if (added.length > 0) {
       const names = existing.filter((l) => added.includes(l.id)).map((l) => `"${l.name}" (#${l.id})`).join(', ');
-      await history.insertHistory(tx, subscriber.id, origin, 'Subscribed', `Resubscribed to ${names} from the unsubscribe page`);
+      await insertHistory(tx, subscriber.id, origin, 'Subscribed', `Resubscribed to ${names} from the unsubscribe page`);
     }
     return existing;
   });

@@ -1,11 +1,11 @@
 import type { SendingConfig } from '../config.js';
 import type { AppContext } from '../context.js';
-import { blacklistedAmong } from '../subscription/blacklist.repository.js';
+import { blacklistedAmong } from '../subscription/index.js';
 import { pauseCampaign } from './campaign-run.js';
 import { CompileError, loadRecipients, RecipientError, type CompiledCampaign, type RecipientData } from './compose/index.js';
 import * as ledger from './delivery.repository.js';
 import type { ClaimedDelivery, Outcome } from './delivery.repository.js';
-import { domainKey, domainOf, giveBack, GLOBAL_KEY, takeTokens, type Grant } from './rate-limit.js';
+import { domainKey, domainOf, giveBack, GLOBAL_KEY, takeTokens, type Grant } from '../shared/rate-limit.js';
 import type { Semaphore } from './semaphore.js';
 import { SendFailure } from './transport.js';
 

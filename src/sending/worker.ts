@@ -7,7 +7,7 @@ import { activeCampaigns, consecutiveFailures } from './campaign-run.repository.
 import { finishIfDone, promoteDueCampaigns } from './campaign-run.js';
 import { compileCampaign, type CompiledCampaign } from './compose/index.js';
 import { requeueExpiredLeases, requeueOrphans } from './delivery.repository.js';
-import { deleteOldWindows } from './rate-limit.js';
+import { deleteOldWindows } from '../shared/rate-limit.js';
 import { Semaphore } from './semaphore.js';
 import { runBatch, type BatchEnv } from './worker-batch.js';
 

@@ -6,10 +6,9 @@ import { Page, PageQuery, cursorOf } from '../shared/pagination.js';
 import { errorResponses } from '../shared/schemas.js';
 import { AddMembersBody, MemberCount, RemoveMembersQuery, Subscription } from './list-member.schemas.js';
 import { Subscriber } from './subscriber.schemas.js';
-import { originOf } from './subscriber.routes.js';
+import { originOf } from './history-origin.js';
 import * as service from './list-member.service.js';
-import { LISTS_DENIED } from './list.routes.js';
-import { ListParams } from './list.schemas.js';
+import { LISTS_DENIED, ListParams } from './list.schemas.js';
 import { requireOwnedList } from './list.service.js';
 
 const tags = ['list members'];

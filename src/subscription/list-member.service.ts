@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { Executor } from '../db/client.js';
-import { mailFailure } from '../mail/mail-log.js';
+import { mailFailure } from '../mail/index.js';
 import { toPage } from '../shared/pagination.js';
 import { toAtom } from '../shared/time.js';
 import { blacklistedAmong } from './blacklist.repository.js';

@@ -3,11 +3,10 @@ import { callerOf } from '../plugins/auth.js';
 import { rawPathId } from '../plugins/http.js';
 import { Page, PageQuery, cursorOf } from '../shared/pagination.js';
 import { errorResponses } from '../shared/schemas.js';
-import { ListBody, ListParams, SubscriberList } from './list.schemas.js';
+import { ListBody, LISTS_DENIED, ListParams, SubscriberList } from './list.schemas.js';
 import * as service from './list.service.js';
 
 const tags = ['lists'];
-export const LISTS_DENIED = 'You are not allowed to manage lists.';
 
 export const listRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const guard = app.requireAuth('subscribers', LISTS_DENIED);

@@ -31,3 +31,6 @@ export const ListBody = Type.Object(
 export type ListBody = Static<typeof ListBody>;
 
 export const ListParams = Type.Object({ listId: IdParam });
+
+/** The 403 message of the list and list-member routes. */
+export const LISTS_DENIED = 'You are not allowed to manage lists.';

@@ -9,7 +9,7 @@ import {
   SubscribePageParams,
 } from './subscribe-page.schemas.js';
 import * as service from './subscribe-page-public.service.js';
-import { originOf } from './subscriber.routes.js';
+import { originOf } from './history-origin.js';
 
 const tags = ['subscribe pages'];
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { takeStrict } from '../sending/rate-limit.js';
-import { decodeUnsubscribeToken } from '../sending/unsubscribe-token.js';
+import { takeStrict } from '../shared/rate-limit.js';
+import { decodeUnsubscribeToken } from './unsubscribe-token.js';
 import { ForbiddenError, NotFoundError, TooManyRequestsError, ValidationError } from '../shared/errors.js';
 import { blacklistedAmong } from './blacklist.repository.js';
 import { decodeJoinToken } from './list-join-token.js';
@@ -153,7 +153,7 @@ export async function takeSignUp(ctx: AppContext, email: string, clientIp: strin
 
 /**
  * Unsubscribes an address from every list of the page's `lists` setting, given the subscriber's unsubscribe token
- * (sending/unsubscribe-token.ts) for that very address: 403 otherwise. A subscriber on none of the lists changes
+ * (subscription/unsubscribe-token.ts) for that very address: 403 otherwise. A subscriber on none of the lists changes
  * nothing.
  */
 export async function unsubscribe(ctx: AppContext, pageId: number, email: string, token: string, origin: HistoryOrigin): Promise<void> {

@@ -10,7 +10,7 @@ import {
   subscribers,
   subscriptions,
 } from '../db/schema/index.js';
-import { toAdministrator, type AdministratorRow } from '../identity/administrator.repository.js';
+import { toAdministrator, type AdministratorRow } from '../identity/index.js';
 import type { SubscribePage, SubscribePageDataItem } from './subscribe-page.schemas.js';
 
 export type PageRow = typeof subscribePages.$inferSelect;

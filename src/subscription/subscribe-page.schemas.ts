@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Administrator } from '../identity/administrator.schemas.js';
+import { Administrator } from '../identity/index.js';
 import { Email, Id, IdParam, NonBlank, Nullable } from '../shared/schemas.js';
 
 /** Reference §6.12; `owner` is null when the owning administrator was deleted (reference [bug] 14). */

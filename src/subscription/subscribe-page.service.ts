@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { settingProblem } from '../public/look.js';
+import { settingProblem } from './page-look.js';
 import { NotFoundError, ValidationError } from '../shared/errors.js';
 import { toPage } from '../shared/pagination.js';
 import * as repo from './subscribe-page.repository.js';

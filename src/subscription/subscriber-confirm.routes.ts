@@ -1,10 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { confirmedPage, confirmProblemPage } from '../public/confirm.pages.js';
-import { sendPage } from '../public/headers.js';
-import { pageContext } from '../public/page-context.js';
-import { preferencesUrl } from '../public/preferences-link.js';
-import { originOf } from './subscriber.routes.js';
+import { confirmedPage, confirmProblemPage, sendPage, pageContext } from '../public/index.js';
+import { preferencesUrl } from '../sending/index.js';
+import { originOf } from './history-origin.js';
 import { listsOfSubscribers } from './subscriber.repository.js';
 import * as service from './subscriber.service.js';
 

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { mailFailure } from '../mail/mail-log.js';
+import { mailFailure } from '../mail/index.js';
 import type { SubscriberRow } from './subscriber.repository.js';
 
 /** The double opt-in link: the subscriber's unique id is the credential. */

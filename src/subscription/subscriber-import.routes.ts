@@ -1,10 +1,10 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { formParts, releaseUnreadBody } from '../messaging/multipart-form.js';
+import { formParts, releaseUnreadBody } from '../messaging/index.js';
 import { callerOf } from '../plugins/auth.js';
 import { HttpError, PayloadTooLargeError } from '../shared/errors.js';
 import { errorResponses } from '../shared/schemas.js';
-import { originOf } from './subscriber.routes.js';
+import { originOf } from './history-origin.js';
 import { ImportQuery, ImportResult } from './subscriber-import.schemas.js';
 import { stopConfirmationSenders } from './subscriber-import.mail.js';
 import * as service from './subscriber-import.service.js';

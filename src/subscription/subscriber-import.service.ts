@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
 import type { Executor } from '../db/client.js';
-import { findAdministrator } from '../identity/administrator.repository.js';
-import { asClientError, fieldText, type FormPart } from '../messaging/multipart-form.js';
+import { loginNameOf } from '../identity/index.js';
+import { asClientError, fieldText, type FormPart } from '../messaging/index.js';
 import { BadRequestError, PayloadTooLargeError, ValidationError } from '../shared/errors.js';
 import { loadDefinitionsWithOptions } from './attribute.repository.js';
 import { requireOwnedList } from './list.service.js';
@@ -188,7 +188,7 @@ async function importStream(
   rest: () => Promise<void>,
 ): Promise<void> {
   if (options.listId !== null) await requireOwnedList(ctx, options.listId, adminId);
-  const login = (await findAdministrator(ctx.db, adminId))?.loginName ?? `#${adminId}`;
+  const login = await loginNameOf(ctx.db, adminId);
   const batchOptions: BatchOptions = { ...options, adminId, login, origin };
   await ctx.db.transaction(async (tx) => {
     await importFile(tx, file, options.skipInvalidEmails, batchOptions, tally);

@@ -1,10 +1,9 @@
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { callerOf } from '../plugins/auth.js';
 import { rawPathId } from '../plugins/http.js';
 import { Page } from '../shared/pagination.js';
 import { errorResponses } from '../shared/schemas.js';
-import type { HistoryOrigin } from './subscriber-history.schemas.js';
+import { originOf } from './history-origin.js';
 import {
   CreateSubscriberBody,
   Subscriber,
@@ -15,12 +14,6 @@ import {
 import * as service from './subscriber.service.js';
 
 const tags = ['subscribers'];
-
-/** Where a change came from, for the subscriber's history. */
-export function originOf(request: FastifyRequest): HistoryOrigin {
-  const agent = request.headers['user-agent'];
-  return { ip: request.ip || null, userAgent: typeof agent === 'string' && agent ? agent : null };
-}
 
 export const subscriberRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const canView = app.requireAuth('subscribers', 'You are not allowed to view subscribers.');

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import * as blacklistRepo from './blacklist.repository.js';
-import { findAdministrator } from '../identity/administrator.repository.js';
+import { loginNameOf } from '../identity/index.js';
 import { ConflictError, NotFoundError, ValidationError, driverCode } from '../shared/errors.js';
 import { cursorOf, toPage } from '../shared/pagination.js';
 import { sendConfirmationRequest } from './subscriber-confirmation.js';
@@ -71,7 +71,7 @@ function isUniqueViolation(err: unknown): boolean {
 }
 
 async function loginOf(ctx: AppContext, adminId: number): Promise<string> {
-  return (await findAdministrator(ctx.db, adminId))?.loginName ?? `#${adminId}`;
+  return loginNameOf(ctx.db, adminId);
 }
 
 /**

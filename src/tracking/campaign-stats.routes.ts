@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Bounce } from '../messaging/bounce.schemas.js';
-import { CampaignParams } from '../messaging/campaign.schemas.js';
+import { Bounce, CampaignParams } from '../messaging/index.js';
 import { Page, PageQuery } from '../shared/pagination.js';
 import { errorResponses } from '../shared/schemas.js';
 import { CampaignStats } from './campaign-stats.schemas.js';
 import { campaignBounces, campaignStats } from './campaign-stats.service.js';
-import { STATISTICS_DENIED } from './statistics.routes.js';
+import { STATISTICS_DENIED } from './statistics.schemas.js';
 
 /**
  * `GET /api/v2/campaigns/{messageId}/stats` and `…/bounces` (the campaign report's figures and bounces):

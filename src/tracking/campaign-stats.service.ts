@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../context.js';
-import { listBounces } from '../messaging/bounce.repository.js';
-import { CAMPAIGN_NOT_FOUND } from '../messaging/campaign.service.js';
+import { CAMPAIGN_NOT_FOUND, listBounces } from '../messaging/index.js';
 import { campaigns } from '../db/schema/index.js';
 import { NotFoundError } from '../shared/errors.js';
 import { DEFAULT_LIMIT, toPage, type PageQuery } from '../shared/pagination.js';

@@ -13,11 +13,11 @@ import {
   TopDomainsQuery,
   TopLocalParts,
   ViewOpens,
+  STATISTICS_DENIED,
 } from './statistics.schemas.js';
 import * as service from './statistics.service.js';
 
 const tags = ['statistics'];
-export const STATISTICS_DENIED = 'You are not allowed to access statistics.';
 
 /**
  * phpList reads `min_subscribers` with a PHP int cast, so nonsense is 0, never a 422 (reference §5.19); `limit` and

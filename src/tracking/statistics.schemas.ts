@@ -107,3 +107,6 @@ export const Dashboard = Type.Object({
   ),
 });
 export type Dashboard = Static<typeof Dashboard>;
+
+/** The 403 message of every statistics route (shared by the statistics, campaign-stats and growth routes). */
+export const STATISTICS_DENIED = 'You are not allowed to access statistics.';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../shared/schemas.js';
-import { STATISTICS_DENIED } from './statistics.routes.js';
+import { STATISTICS_DENIED } from './statistics.schemas.js';
 import { subscriberGrowth } from './subscriber-growth.repository.js';
 import { SubscriberGrowth, SubscriberGrowthQuery } from './subscriber-growth.schemas.js';
 

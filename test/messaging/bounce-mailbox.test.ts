@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import { loadConfig } from '../../src/config.js';
 import { bounces } from '../../src/db/schema/index.js';
 import { parseMailboxUrl, pollMailbox, startBounceMailbox } from '../../src/messaging/bounce-mailbox.js';
-import { encodeVerpToken } from '../../src/sending/verp.js';
+import { encodeVerpToken } from '../../src/mail/verp.js';
 import type { AppContext } from '../../src/context.js';
 import { createCampaign, createDelivery, createSubscriber } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { eq } from 'drizzle-orm';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { bounces } from '../../src/db/schema/index.js';
-import { decodeVerpToken, encodeVerpToken, VERP_TOKEN_LENGTH } from '../../src/sending/verp.js';
+import { decodeVerpToken, encodeVerpToken, VERP_TOKEN_LENGTH } from '../../src/mail/verp.js';
 import { createCampaign, createDelivery, createSubscriber } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
 import { deliveryRows, listWithMembers, mailsOf, sendableCampaign, withWorker } from '../sending/send-fixtures.js';

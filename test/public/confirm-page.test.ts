@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodePreferencesToken } from '../../src/public/preferences-link.js';
+import { decodePreferencesToken } from '../../src/sending/preferences-link.js';
 import { createList, createSubscriber, subscribe } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
 import { createPage } from './fixtures.js';

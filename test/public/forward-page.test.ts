@@ -1,8 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { blacklist } from '../../src/db/schema/index.js';
-import { encodeForwardToken } from '../../src/public/forward-link.js';
-import { encodeUnsubscribeToken } from '../../src/sending/unsubscribe-token.js';
+import { encodeForwardToken } from '../../src/sending/forward-link.js';
+import { encodeUnsubscribeToken } from '../../src/subscription/unsubscribe-token.js';
 import { createCampaign, createDelivery, createSubscriber } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
 

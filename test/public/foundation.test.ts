@@ -1,12 +1,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { contentSecurityPolicy, pageHeaders, styleHash } from '../../src/public/headers.js';
-import { catalogue, fromAcceptLanguage, pickLanguage, translator } from '../../src/public/i18n.js';
+import { catalogue, fromAcceptLanguage, pickLanguage, translator } from '../../src/shared/i18n.js';
 import { renderLayout } from '../../src/public/layout.js';
-import { accentVariables, contrast, logoUrl, parseHexColor, safeCustomCss } from '../../src/public/look.js';
-import { decodePreferencesToken, encodePreferencesToken, preferencesUrl } from '../../src/public/preferences-link.js';
+import { accentVariables, contrast, logoUrl, parseHexColor, safeCustomCss } from '../../src/subscription/page-look.js';
+import { decodePreferencesToken, encodePreferencesToken, preferencesUrl } from '../../src/sending/preferences-link.js';
 import { STYLESHEET, STYLESHEET_PATH } from '../../src/public/stylesheet.js';
-import { encodeUnsubscribeToken } from '../../src/sending/unsubscribe-token.js';
+import { encodeUnsubscribeToken } from '../../src/subscription/unsubscribe-token.js';
 import { startTestApp, type TestApp } from '../helper.js';
 
 describe('public pages: language', () => {

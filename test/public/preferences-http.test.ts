@@ -2,8 +2,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { and, asc, eq } from 'drizzle-orm';
 import { attributeDefinitions, attributeOptions, subscriberAttributeValues, subscriberHistory, subscribers, subscriptions } from '../../src/db/schema/index.js';
-import { encodePreferencesToken, today } from '../../src/public/preferences-link.js';
-import { encodeUnsubscribeToken } from '../../src/sending/unsubscribe-token.js';
+import { encodePreferencesToken, today } from '../../src/sending/preferences-link.js';
+import { encodeUnsubscribeToken } from '../../src/subscription/unsubscribe-token.js';
 import { createList, createSubscriber, subscribe } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
 

@@ -2,9 +2,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { asc, eq } from 'drizzle-orm';
 import { listCampaigns, subscriberHistory, subscriptions } from '../../src/db/schema/index.js';
-import { encodePreferencesToken } from '../../src/public/preferences-link.js';
+import { encodePreferencesToken } from '../../src/sending/preferences-link.js';
 import { seal } from '../../src/public/sealed-token.js';
-import { unsubscribeUrl } from '../../src/sending/unsubscribe-token.js';
+import { unsubscribeUrl } from '../../src/subscription/unsubscribe-token.js';
 import { createCampaign, createList, createSubscriber, subscribe } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
 

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { encodeQuotedPrintable, encodeWords, mimeParameter, SOFT_BREAK } from '../../src/sending/compose/mime.js';
 import { linkTokenSigner, subscriberTokenSigner, unsubscribeTokenSigner } from '../../src/sending/compose/tokens.js';
-import { decodePreferencesToken, encodePreferencesToken, PREFERENCES_DOMAIN, today } from '../../src/public/preferences-link.js';
-import { encodeUnsubscribeToken } from '../../src/sending/unsubscribe-token.js';
+import { decodePreferencesToken, encodePreferencesToken, PREFERENCES_DOMAIN, today } from '../../src/sending/preferences-link.js';
+import { encodeUnsubscribeToken } from '../../src/subscription/unsubscribe-token.js';
 import { encodeLinkToken } from '../../src/tracking/link-token.js';
 
 /*

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { inspect, promisify } from 'node:util';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { ed25519Pem, rsaPem, verify } from './dkim-fixtures.js';
-import { createDkimSigner } from '../../src/sending/dkim/signer.js';
+import { createDkimSigner } from '../../src/mail/dkim/signer.js';
 
 /*
  * DKIM keys from DKIM_KEYS (files read at start, refused with a message naming what is wrong, never the key), and

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eq } from 'drizzle-orm';
 import { blacklist, campaigns, deliveries } from '../../src/db/schema/index.js';
-import { decodeUnsubscribeToken } from '../../src/sending/unsubscribe-token.js';
+import { decodeUnsubscribeToken } from '../../src/subscription/unsubscribe-token.js';
 import { createCampaign, createSubscriber } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
 import { rawHeader, rawHeaders, uniqueEmail } from './compose-fixtures.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { and, asc, eq } from 'drizzle-orm';
 import { campaignCounters, deliveries, listCampaigns, subscriberHistory, subscribers, subscriptions } from '../../src/db/schema/index.js';
-import { encodeUnsubscribeToken, unsubscribeUrl } from '../../src/sending/unsubscribe-token.js';
+import { encodeUnsubscribeToken, unsubscribeUrl } from '../../src/subscription/unsubscribe-token.js';
 import { encodeLinkToken } from '../../src/tracking/link-token.js';
 import { createCampaign, createDelivery, createList, createSubscriber, subscribe } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';

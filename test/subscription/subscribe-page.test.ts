@@ -13,7 +13,7 @@ import {
   subscriptions,
 } from '../../src/db/schema/index.js';
 import { toAdministrator } from '../../src/identity/administrator.repository.js';
-import { encodeUnsubscribeToken } from '../../src/sending/unsubscribe-token.js';
+import { encodeUnsubscribeToken } from '../../src/subscription/unsubscribe-token.js';
 import { createAdmin, createList, createSubscriber, subscribe } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
 

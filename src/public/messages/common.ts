@@ -1,4 +1,4 @@
-import { catalogue } from '../i18n.js';
+import { catalogue } from '../../shared/i18n.js';
 
 /** Strings of the layout and the form helpers, shared by every public page. */
 export const common = catalogue({

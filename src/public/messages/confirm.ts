@@ -1,4 +1,4 @@
-import { catalogue } from '../i18n.js';
+import { catalogue } from '../../shared/i18n.js';
 
 /** The page of the double opt-in link (`/api/v2/subscribers/confirm`). */
 export const confirm = catalogue({

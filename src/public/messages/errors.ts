@@ -1,4 +1,4 @@
-import { catalogue } from '../i18n.js';
+import { catalogue } from '../../shared/i18n.js';
 
 /** The pages of links that do not work (forged, garbled, expired) and of limits reached. */
 export const errors = catalogue({

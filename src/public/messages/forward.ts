@@ -1,4 +1,4 @@
-import { catalogue } from '../i18n.js';
+import { catalogue } from '../../shared/i18n.js';
 
 /** The forward-to-a-friend page (src/public/forward.*). */
 export const forward = catalogue({

@@ -1,4 +1,4 @@
-import { catalogue } from '../i18n.js';
+import { catalogue } from '../../shared/i18n.js';
 
 /** The preference centre (src/public/preferences.*). */
 export const preferences = catalogue({

@@ -1,4 +1,4 @@
-import { catalogue } from '../i18n.js';
+import { catalogue } from '../../shared/i18n.js';
 
 /** The sign-up form, its thank-you page and its confirmation mail. */
 export const signup = catalogue({

@@ -1,4 +1,4 @@
-import { catalogue } from '../i18n.js';
+import { catalogue } from '../../shared/i18n.js';
 
 /** The unsubscribe page (the List-Unsubscribe link: src/sending/unsubscribe.*). */
 export const unsubscribe = catalogue({

@@ -1,6 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { loadDefinitionsWithOptions } from '../../subscription/attribute.repository.js';
-import { displayAttributeValue } from '../../subscription/attribute-value.rules.js';
+import { loadDefinitionsWithOptions, displayAttributeValue } from '../../subscription/index.js';
 import { attributeValuesOf, publicListNamesOf, subscribersByIds } from './compose.repository.js';
 import { normaliseName } from './placeholders.js';
 import type { RecipientData } from './types.js';

@@ -29,9 +29,9 @@ export interface RenderPlan {
   readonly publicUrl: string;
   signLink(linkId: number, subscriberId: number): string;
   unsubscribeUrl(uniqueId: string): string;
-  /** The recipient's preference-centre link (public/preferences-link.ts). */
+  /** The recipient's preference-centre link (sending/preferences-link.ts). */
   preferencesUrl(uniqueId: string): string;
-  /** The recipient's forward-to-a-friend page (public/forward-link.ts). */
+  /** The recipient's forward-to-a-friend page (sending/forward-link.ts). */
   forwardUrl(uniqueId: string): string;
   confirmationUrl(uniqueId: string): string;
 }

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 
 /*
  * The signed tokens a mail carries, made fast: click-tracking tokens exactly as tracking/link-token.ts's
- * encodeLinkToken makes them, unsubscribe tokens exactly as sending/unsubscribe-token.ts's encodeUnsubscribeToken does
- * (test/sending/compose-units.test.ts holds each pair together). A mail carries one per link plus one unsubscribe
+ * encodeLinkToken makes them, unsubscribe tokens exactly as subscription/unsubscribe-token.ts's encodeUnsubscribeToken
+ * does (test/sending/compose-units.test.ts holds each pair together). A mail carries one per link plus one unsubscribe
  * token, and node's createHmac costs about 3 µs a call on the development VM, which alone would cap rendering near
  * 20,000 mails a second for a campaign with a dozen links.
  *

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/client.js';
 import type { CampaignStatus } from '../../messaging/index.js';
-import { markCampaignSegment, segmentIdOf } from '../../segments/campaign-segment.js';
+import { markCampaignSegment, segmentIdOf } from '../../segments/index.js';
 import { ConflictError, ValidationError } from '../../shared/errors.js';
 import { markCampaignLists } from '../audience.repository.js';
 import * as repo from './lifecycle.repository.js';

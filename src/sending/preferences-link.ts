@@ -1,12 +1,12 @@
 import type { AppContext } from '../context.js';
-import { subscriberTokenSigner } from '../sending/compose/tokens.js';
-import { decodeSubscriberToken, encodeSubscriberToken } from '../sending/unsubscribe-token.js';
+import { subscriberTokenSigner } from './compose/tokens.js';
+import { decodeSubscriberToken, encodeSubscriberToken } from '../subscription/index.js';
 
 /*
  * Preference-centre links: `PUBLIC_URL/preferences/<token>`, the `[PREFERENCESURL]` of campaign mail and the link of
  * the confirm page. The token is the subscriber's unique id and the day the link was made, signed with the
  * installation's link secret (HMAC-SHA256, 96 bits kept) under a domain label of its own: the unsubscribe token's
- * layout (sending/unsubscribe-token.ts), so no database row per mail and 44 characters per link. Checked in constant
+ * layout (subscription/unsubscribe-token.ts), so no database row per mail and 44 characters per link. Checked in constant
  * time; older than PREFERENCES_LINK_DAYS (0: never) it is expired, and the page says how to get a fresh one.
  */
 

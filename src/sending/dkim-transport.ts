@@ -1,5 +1,5 @@
-import type { Transport } from '../transport.js';
-import type { DkimSigner } from './signer.js';
+import type { Transport } from './transport.js';
+import type { DkimSigner } from '../mail/index.js';
 
 /**
  * Campaign mail signed on its way out: the signer puts DKIM-Signature headers in front of the finished buffers,

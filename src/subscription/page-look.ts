@@ -1,4 +1,4 @@
-import { isLang, LANGUAGES } from './i18n.js';
+import { isLang, LANGUAGES } from '../shared/i18n.js';
 
 /*
  * A subscribe page's own look: logo, accent colour, custom CSS (subscribe-page data keys `logo_url`,

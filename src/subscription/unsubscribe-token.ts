@@ -24,7 +24,7 @@ export interface UnsubscribeTarget {
 
 /**
  * The layout above, for any purpose: a subscriber's unique id and one 32-bit number (a campaign id here, the day a
- * preferences link was made in public/preferences-link.ts), signed under a domain label of its own so that no token
+ * preferences link was made in sending/preferences-link.ts), signed under a domain label of its own so that no token
  * of one purpose passes as another's.
  */
 export interface SubscriberToken {

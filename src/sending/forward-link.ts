@@ -1,10 +1,10 @@
 import type { AppContext } from '../context.js';
-import { subscriberTokenSigner } from '../sending/compose/tokens.js';
-import { decodeSubscriberToken, encodeSubscriberToken } from '../sending/unsubscribe-token.js';
+import { subscriberTokenSigner } from './compose/tokens.js';
+import { decodeSubscriberToken, encodeSubscriberToken } from '../subscription/index.js';
 
 /*
  * Forward-to-a-friend links: `PUBLIC_URL/forward/<token>`, the `[FORWARDURL]` of campaign mail, naming the campaign
- * and the subscriber it was sent to, signed like the unsubscribe token (sending/unsubscribe-token.ts) under its own
+ * and the subscriber it was sent to, signed like the unsubscribe token (subscription/unsubscribe-token.ts) under its own
  * domain label. Before issue 13 the link carried the bare unique id (`/api/v2/email-forward/<id>?uid=`); the JSON
  * API keeps taking that, the page takes only signed links.
  */

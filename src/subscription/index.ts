@@ -1,0 +1,34 @@
+/*
+ * Subscription: lists, subscribers, attributes, blacklist, subscribe pages, history.
+ * What other areas may use: they import it from this file, never from the files below (eslint enforces it;
+ * see "Areas and their boundaries" in README.md). Route plugins are not here: app.ts registers them.
+ * The *.repository exports are reads and writes that public's sign-up and preference pages and sending's
+ * unsubscribe run inside their own transactions; service-level functions could replace them one by one.
+ */
+export { checkAttributeValue, displayAttributeValue } from './attribute-value.rules.js';
+export { loadDefinitionsWithOptions } from './attribute.repository.js';
+export type { DefinitionWithOptions } from './attribute.repository.js';
+export { MAX_VALUE_LENGTH, OPTION_TYPES } from './attribute.schemas.js';
+export { blacklistedAmong } from './blacklist.repository.js';
+export { originOf } from './history-origin.js';
+export { JOIN_TOKEN_DAYS } from './list-join-token.js';
+export { findSubscribersByEmails, insertSubscribers, insertSubscriptions } from './list-member.repository.js';
+export { toSubscriberList } from './list.repository.js';
+export type { ListRow } from './list.repository.js';
+export { SubscriberList } from './list.schemas.js';
+export { requireList } from './list.service.js';
+export { accentVariables, logoUrl, safeCustomCss } from './page-look.js';
+export type { PageLook } from './page-look.js';
+export { joinLink } from './subscribe-page-public.mail.js';
+export { idsOf, requireLivePage, takeSignUp } from './subscribe-page-public.service.js';
+export { findPage, isMember, pageData, publicListsAmong, upsertAttributeValues } from './subscribe-page.repository.js';
+export type { PageRow } from './subscribe-page.repository.js';
+export { SubscribePageParams } from './subscribe-page.schemas.js';
+export { requirePage } from './subscribe-page.service.js';
+export { confirmationLink } from './subscriber-confirmation.js';
+export { insertHistory } from './subscriber-history.repository.js';
+export type { HistoryOrigin } from './subscriber-history.schemas.js';
+export { isEmail } from './subscriber-import.columns.js';
+export { findSubscriberByUniqueId, findSubscriberId, updateSubscriber } from './subscriber.repository.js';
+export type { SubscriberRow } from './subscriber.repository.js';
+export { decodeSubscriberToken, decodeUnsubscribeToken, encodeSubscriberToken, unsubscribeUrl } from './unsubscribe-token.js';

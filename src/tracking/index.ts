@@ -1,0 +1,6 @@
+/*
+ * Tracking: open and click events, statistics.
+ * What other areas may use: they import it from this file, never from the files below (eslint enforces it;
+ * see "Areas and their boundaries" in README.md). Route plugins are not here: app.ts registers them.
+ */
+export { EventBuffer } from './event-buffer.js';
