@@ -68,8 +68,10 @@ export const campaignSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'How many subscribers a send of the campaign would go to now (ours, for a confirmation)',
         description:
           "Distinct members of the campaign's lists who are confirmed, not blacklisted, not disabled and whose address " +
-          'is not in the blacklist: the rule the workers freeze the audience by. Counted when asked; the records a send ' +
-          'makes are frozen later, so members who join or leave meanwhile change the final number.',
+          'is not in the blacklist: the rule the workers freeze the audience by. A campaign on one list without a segment ' +
+          "is answered from that list's sendable counters, which the database keeps up to date as members change; any " +
+          'other campaign (several lists, or a segment) is counted exactly when asked. Either way the number is of now: ' +
+          'the records a send makes are frozen later, so members who join or leave meanwhile change the final number.',
         params: CampaignParams,
         response: { 200: AudienceCount, ...errorResponses(403, 404, 422) },
       },

@@ -55,9 +55,20 @@ export default function Analytics() {
           <>
             <Table
               label="Campaign performance table"
-              head={['Campaign', { text: 'Sent on', hideNarrow: true, figure: false }, 'Sent', 'Unique opens', 'Open rate', 'Human open rate', 'Unique clicks', 'Bounces', { text: 'Forwards', hideNarrow: true }]}
+              head={[
+                'Campaign',
+                { text: 'Sent on', hideNarrow: true, figure: false },
+                'Sent',
+                { text: 'Unique opens', hideNarrow: true },
+                'Open rate',
+                { text: 'Human open rate', hideNarrow: true },
+                { text: 'Unique clicks', hideNarrow: true },
+                { text: 'Bounces', hideNarrow: true },
+                { text: 'Forwards', hideNarrow: true },
+              ]}
               rows={rows.map((r) => ({
                 key: String(r.campaign_id),
+                narrow: `${n(r.unique_clicks)} unique clicks, ${n(r.bounces)} bounces`,
                 cells: [
                   <Link to={`campaigns/${r.campaign_id}/report`}>{r.subject || `Campaign ${r.campaign_id}`}</Link>,
                   r.date_sent ?? '—',
@@ -135,9 +146,10 @@ export default function Analytics() {
         {(rows) => (
           <Table
             label="Confirmation by domain table"
-            head={['Domain', 'Confirmed', 'Unconfirmed', 'Blacklisted', 'Total']}
+            head={['Domain', 'Confirmed', 'Unconfirmed', { text: 'Blacklisted', hideNarrow: true }, { text: 'Total', hideNarrow: true }]}
             rows={rows.map((d) => ({
               key: d.domain,
+              narrow: `${n(d.total.count)} in all, ${n(d.blacklisted.count)} blacklisted`,
               cells: [
                 d.domain,
                 `${n(d.confirmed.count)} (${pct(d.confirmed.percentage)})`,
@@ -207,11 +219,22 @@ function ChartSection<T, R>({
 /** A column heading: after the first, columns are figures (right-aligned) unless `figure: false`; `hideNarrow` hides one on narrow screens. */
 type Head = string | { text: string; hideNarrow?: boolean; figure?: boolean };
 
-/** A table whose first column names the row and the others are figures. */
-function Table({ label, head, rows }: { label: string; head: Head[]; rows: { key: string; cells: ReactNode[] }[] }) {
+/** One row of a Table: `narrow` is shown under the row's name on a phone, for the figures of columns hidden there. */
+interface Row {
+  key: string;
+  cells: ReactNode[];
+  narrow?: string;
+}
+
+/**
+ * A table whose first column names the row and the others are figures. The name (a domain, a local part, a subject)
+ * may break anywhere, so that a long one does not push the table wider than a phone.
+ */
+function Table({ label, head, rows }: { label: string; head: Head[]; rows: Row[] }) {
   const heads = head.map((h) => (typeof h === 'string' ? { text: h } : h));
-  const className = (i: number) =>
-    [i > 0 && heads[i]?.figure !== false ? 'num' : '', heads[i]?.hideNarrow ? 'hide-narrow' : ''].filter(Boolean).join(' ') || undefined;
+  const className = (i: number, cell = false) =>
+    [i > 0 && heads[i]?.figure !== false ? 'num' : '', heads[i]?.hideNarrow ? 'hide-narrow' : '', cell && i === 0 ? 'break' : ''].filter(Boolean).join(' ') ||
+    undefined;
   return (
     <div className="table-wrap" tabIndex={0} role="region" aria-label={label}>
       <table>
@@ -228,7 +251,7 @@ function Table({ label, head, rows }: { label: string; head: Head[]; rows: { key
           {rows.map((r) => (
             <tr key={r.key}>
               {r.cells.map((c, i) => (
-                <td key={i} className={className(i)}>
+                <td key={i} className={className(i, true)} data-narrow={i === 0 ? r.narrow : undefined}>
                   {c}
                 </td>
               ))}

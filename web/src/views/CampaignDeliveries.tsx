@@ -46,21 +46,22 @@ export default function CampaignDeliveries({ id }: { id: number }) {
           after={after}
           busy={page.status === 'loading'}
           region="Delivery records"
-          columns={[{ label: 'Recipient' }, { label: 'Status' }, { label: 'Attempts', num: true }, { label: 'Last response' }, { label: 'Updated', hideNarrow: true }]}
+          columns={[{ label: 'Recipient' }, { label: 'Status' }, { label: 'Attempts', num: true, hideNarrow: true }, { label: 'Last response' }, { label: 'Updated', hideNarrow: true }]}
           empty={
             <Empty title={status ? `No ${status} deliveries` : 'No deliveries yet'}>
               <p>{status ? 'Choose another status.' : 'Records appear once the campaign is sent and its recipients are frozen.'}</p>
             </Empty>
           }
           row={(d) => (
+            // On a phone the Attempts column is hidden and its figure shows under the status (data-narrow).
             <tr key={d.id}>
-              <td>
+              <td className="break">
                 <Link to={`subscribers/${d.subscriber_id}`}>{d.email}</Link>
               </td>
-              <td>
+              <td data-narrow={d.attempts === 1 ? '1 attempt' : `${d.attempts} attempts`}>
                 <span className={`badge ${TONE[d.status] ?? ''}`}>{d.status}</span>
               </td>
-              <td className="num">{d.attempts}</td>
+              <td className="num hide-narrow">{d.attempts}</td>
               <td className="response">{d.last_response ?? '—'}</td>
               <td className="hide-narrow">{formatDate(d.sent_at ?? d.updated_at)}</td>
             </tr>

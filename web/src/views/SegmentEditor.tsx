@@ -513,7 +513,10 @@ function Preview({ state }: { state: PreviewState }) {
           <ul className="plain stack" data-testid="segment-sample">
             {state.sample.map((s) => (
               <li key={s.id} className="row">
-                <Link to={`subscribers/${s.id}`}>{s.email}</Link> <SubscriberStatus confirmed={s.confirmed} blacklisted={s.blacklisted} />
+                <Link className="break" to={`subscribers/${s.id}`}>
+                  {s.email}
+                </Link>{' '}
+                <SubscriberStatus confirmed={s.confirmed} blacklisted={s.blacklisted} />
               </li>
             ))}
           </ul>
