@@ -1,4 +1,4 @@
--- The sender's shared rate limits (src/sending/rate-limit.ts). Takes up to p_wants[i] sends from the current window
+-- The sender's shared rate limits (src/shared/rate-limit.ts). Takes up to p_wants[i] sends from the current window
 -- of each key (windows of p_windows[i] seconds on the database's clock, so every worker on every host agrees) without
 -- passing p_limits[i], and answers how many each key granted. Keys are locked in name order, so two workers
 -- reserving for overlapping sets of domains never deadlock.

@@ -1,5 +1,5 @@
 -- A limit of p_limit per p_window seconds that holds over *any* p_window seconds, not just within aligned windows
--- (src/sending/rate-limit.ts, takeStrict): the counts of the current and the previous window are added up, so two
+-- (src/shared/rate-limit.ts, takeStrict): the counts of the current and the previous window are added up, so two
 -- grants are never closer than the limit allows (a mail to one address at most once in 10 minutes, say), at the cost
 -- of waiting up to two windows. The current window's row is locked, so parallel callers on any process agree.
 -- Answers whether one unit was granted and, if not, the seconds until one surely will be.
