@@ -35,8 +35,13 @@ const { sessionKey } = await superUserSession.run(database.db, async () => {
 await database.db.execute(sql`
   insert into subscribers (email, unique_id, confirmed)
   select 'bounce-sub-' || n || '@mailroom.invalid', md5('bounce-sub-' || n), true from generate_series(1, 100000) as n`);
-await database.db.execute(sql`insert into campaigns (unique_id, subject) select md5('bench-campaign-' || n), 'Campaign ' || n from generate_series(1, 100) as n`);
-const [range] = await queryRows<{ s: number; c: number }>(database.db, sql`select min(s.id)::int as s, (select min(id)::int from campaigns) as c from subscribers s`);
+await database.db.execute(
+  sql`insert into campaigns (unique_id, subject) select md5('bench-campaign-' || n), 'Campaign ' || n from generate_series(1, 100) as n`,
+);
+const [range] = await queryRows<{ s: number; c: number }>(
+  database.db,
+  sql`select min(s.id)::int as s, (select min(id)::int from campaigns) as c from subscribers s`,
+);
 await database.db.execute(sql`
   insert into bounces (received_at, status, comment, header, data, campaign_id, subscriber_id)
   select now() - (n || ' seconds')::interval,
@@ -60,7 +65,12 @@ const calls: { name: string; method: 'GET' | 'POST'; url: string; payload?: obje
   { name: 'bounces-subscriber', method: 'GET', url: `/api/v2/bounces?limit=50&subscriber_id=${range!.s + 42}` },
   { name: 'bounce-raw', method: 'GET', url: `/api/v2/bounces/${last!.id - 5000}` },
   { name: 'bounce-rules', method: 'GET', url: '/api/v2/bounces/regex' },
-  { name: 'bounce-rule-test-64k', method: 'POST', url: '/api/v2/bounces/regex/test', payload: { regex: '/(a|a)+$/', text: `${'a'.repeat(65_000)}!` } },
+  {
+    name: 'bounce-rule-test-64k',
+    method: 'POST',
+    url: '/api/v2/bounces/regex/test',
+    payload: { regex: '/(a|a)+$/', text: `${'a'.repeat(65_000)}!` },
+  },
 ];
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 for (const call of calls) {

@@ -114,10 +114,12 @@ async function main() {
       .returning({ id: subscribers.id });
     const ids = rows.map((r) => r.id);
     await db.insert(subscriptions).values(ids.map((subscriberId) => ({ listId: list!.id, subscriberId })));
-    await db.insert(subscriberAttributeValues).values([
-      ...ids.map((subscriberId, i) => ({ subscriberId, definitionId: first!.id, value: i % 5 === 0 ? '' : `Reader ${i}` })),
-      ...ids.map((subscriberId, i) => ({ subscriberId, definitionId: city!.id, value: String(options[i % options.length]!.id) })),
-    ]);
+    await db
+      .insert(subscriberAttributeValues)
+      .values([
+        ...ids.map((subscriberId, i) => ({ subscriberId, definitionId: first!.id, value: i % 5 === 0 ? '' : `Reader ${i}` })),
+        ...ids.map((subscriberId, i) => ({ subscriberId, definitionId: city!.id, value: String(options[i % options.length]!.id) })),
+      ]);
 
     const [template] = await db.insert(templates).values({ title: 'Newsletter', content: TEMPLATE }).returning();
     const body = newsletterHtml();

@@ -4,7 +4,15 @@ import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 export async function signedInBrowser(base: string, sessionKey: string, sessionId: number): Promise<{ browser: Browser; context: BrowserContext }> {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 860 } });
   await context.addInitScript(

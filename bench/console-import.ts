@@ -48,7 +48,10 @@ await database.db.execute(sql`
          md5('seeded-' || n), true
   from generate_series(1, ${SEEDED}) as n`);
 await database.db.execute(sql`analyze ${subscribers}`);
-const [session] = await database.db.select({ id: sessions.id }).from(sessions).where(eq(sessions.keyHash, hashSecret(sessionKey)));
+const [session] = await database.db
+  .select({ id: sessions.id })
+  .from(sessions)
+  .where(eq(sessions.keyHash, hashSecret(sessionKey)));
 await database.close();
 
 // The file, written as a stream: 1,000,000 rows are about 31 MB, under the default UPLOAD_LIMIT of 50 MB.
@@ -66,7 +69,12 @@ const fileMb = statSync(file).size / 1_048_576;
 const config = loadConfig({ DATABASE_URL: url.toString(), LOG_LEVEL: 'warn', SEND_WORKER: 'off', DATA_DIR: join(dir, 'data') });
 const app = await buildApp({ config });
 const base = await app.listen({ host: '127.0.0.1', port: 0 });
-const city = await app.inject({ method: 'POST', url: '/api/v2/attributes', headers: { 'php-auth-pw': sessionKey }, payload: { name: 'City', type: 'textline' } });
+const city = await app.inject({
+  method: 'POST',
+  url: '/api/v2/attributes',
+  headers: { 'php-auth-pw': sessionKey },
+  payload: { name: 'City', type: 'textline' },
+});
 if (city.statusCode !== 201) throw new Error(`creating the City attribute: ${city.statusCode} ${city.body}`);
 
 let peakRss = process.memoryUsage().rss;
@@ -112,7 +120,8 @@ interface Probe {
   answered: number;
 }
 const probe = (await page.evaluate('window.__probe')) as Probe;
-const stat = async (label: string) => Number(((await summary.locator('.stat').filter({ hasText: label }).locator('.stat-value').textContent()) ?? '').replace(/,/g, ''));
+const stat = async (label: string) =>
+  Number(((await summary.locator('.stat').filter({ hasText: label }).locator('.stat-value').textContent()) ?? '').replace(/,/g, ''));
 const imported = await stat('Imported');
 const skipped = await stat('Skipped');
 const rejected = await stat('Rejected rows');

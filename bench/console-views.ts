@@ -50,7 +50,9 @@ if (reuse) {
   );
   ({ list_id: listId, first_id: firstId, last_id: lastId } = row!);
   sessionKey = newSecret();
-  await database.db.insert(sessions).values({ administratorId: row!.admin_id, keyHash: hashSecret(sessionKey), expiresAt: new Date(Date.now() + 3_600_000) });
+  await database.db
+    .insert(sessions)
+    .values({ administratorId: row!.admin_id, keyHash: hashSecret(sessionKey), expiresAt: new Date(Date.now() + 3_600_000) });
 } else {
   await migrate(database);
   const done = new Map<string, unknown>();
@@ -73,7 +75,10 @@ if (reuse) {
   console.error(`seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 const { sentId, draftId } = await campaignsOfAMillion(database.db, listId);
-const [session] = await database.db.select({ id: sessions.id }).from(sessions).where(eq(sessions.keyHash, hashSecret(sessionKey)));
+const [session] = await database.db
+  .select({ id: sessions.id })
+  .from(sessions)
+  .where(eq(sessions.keyHash, hashSecret(sessionKey)));
 await database.close();
 
 const config = loadConfig({ DATABASE_URL: url.toString(), LOG_LEVEL: 'warn', SEND_WORKER: 'off', DATA_DIR: '/tmp/mailroom-console-bench' });
@@ -98,11 +103,22 @@ const views: { name: string; path: string; ready: (p: Page) => Promise<unknown> 
   { name: 'subscribers-unconfirmed', path: '/admin/subscribers?confirmed=false', ready: (p) => p.getByText('50 shown of 100,000').waitFor() },
   { name: 'subscriber', path: `/admin/subscribers/${firstId + 4242}`, ready: (p) => p.getByRole('heading', { name: 'History' }).waitFor() },
   { name: 'subscribers-by-list-first', path: `/admin/subscribers?list=${listId}`, ready: (p) => p.getByText('50 shown of 1,000,000').waitFor() },
-  { name: 'subscribers-by-list-deep', path: `/admin/subscribers?list=${listId}&after=${lastId - 100}`, ready: (p) => p.getByText('50 shown of 1,000,000').waitFor() },
+  {
+    name: 'subscribers-by-list-deep',
+    path: `/admin/subscribers?list=${listId}&after=${lastId - 100}`,
+    ready: (p) => p.getByText('50 shown of 1,000,000').waitFor(),
+  },
   { name: 'blacklist', path: `/admin/blacklist?email=bench-sub-77%40mailroom.invalid`, ready: (p) => p.getByText('is not blacklisted').waitFor() },
   { name: 'blacklist-entries-first', path: '/admin/blacklist', ready: (p) => entries(p).getByText('50 shown of 100,000').waitFor() },
   { name: 'blacklist-filter-rare', path: '/admin/blacklist?find=sub-987650%40', ready: (p) => entries(p).getByText('1 shown of 1').waitFor() },
-  { name: 'blacklist-filter-common', path: '/admin/blacklist?find=sub-12', ready: (p) => entries(p).getByText(/^50 shown of [\d,]+$/).waitFor() },
+  {
+    name: 'blacklist-filter-common',
+    path: '/admin/blacklist?find=sub-12',
+    ready: (p) =>
+      entries(p)
+        .getByText(/^50 shown of [\d,]+$/)
+        .waitFor(),
+  },
   { name: 'import', path: '/admin/import', ready: (p) => p.getByLabel('CSV file').waitFor() },
   { name: 'attributes', path: '/admin/attributes', ready: (p) => p.getByText('No attributes yet').waitFor() },
   { name: 'administrators', path: '/admin/administrators', ready: (p) => p.getByRole('row', { name: /bench-super/ }).waitFor() },
@@ -146,7 +162,9 @@ for (const view of measured) {
     viewMs.push(elapsed);
     apiMs.push(Math.max(0, ...api));
   }
-  console.log(JSON.stringify({ view: view.name, database: 'postgres', subscribers: 1_000_000, view_ms: median(viewMs), api_max_ms: Math.round(median(apiMs)) }));
+  console.log(
+    JSON.stringify({ view: view.name, database: 'postgres', subscribers: 1_000_000, view_ms: median(viewMs), api_max_ms: Math.round(median(apiMs)) }),
+  );
 }
 await browser.close();
 await app.close();
@@ -169,7 +187,14 @@ async function campaignsOfAMillion(db: Db, list: number): Promise<{ sentId: numb
   const [s, d] = await db
     .insert(campaigns)
     .values([
-      { ...base, uniqueId: 'bench-million-send', subject: 'Bench million send', status: 'sent', sendStart: new Date(Date.now() - 2 * 86_400_000), sentAt: new Date(Date.now() - 86_400_000) },
+      {
+        ...base,
+        uniqueId: 'bench-million-send',
+        subject: 'Bench million send',
+        status: 'sent',
+        sendStart: new Date(Date.now() - 2 * 86_400_000),
+        sentAt: new Date(Date.now() - 86_400_000),
+      },
       { ...base, uniqueId: 'bench-million-draft', subject: 'Bench million draft' },
     ])
     .returning({ id: campaigns.id });

@@ -351,8 +351,7 @@ async function main(): Promise<void> {
           return typeof rate === 'number' && base ? Math.round((rate / base) * 1000) / 1000 : undefined;
         };
         const base = scenario.baseline ? ratioTo(scenario.baseline) : undefined;
-        const ratio: Record<string, string | number> =
-          base !== undefined ? { baseline: scenario.baseline!, ratio_to_baseline: base } : {};
+        const ratio: Record<string, string | number> = base !== undefined ? { baseline: scenario.baseline!, ratio_to_baseline: base } : {};
         for (const name of scenario.baselines ?? []) {
           const value = ratioTo(name);
           if (value !== undefined) ratio[`ratio_to_${name.replace(/-/g, '_')}`] = value;

@@ -196,7 +196,10 @@ export const segmentScenarios: readonly Scenario[] = [
         method: 'GET',
         path: `/api/v2/segments/${segmentId}/subscribers?after_id=${firstId}`,
         headers: withSession(sessionKey),
-        setupRequest: (request) => ({ ...request, path: `/api/v2/segments/${segmentId}/subscribers?after_id=${randomBetween(firstId, lastId - 50_000)}` }),
+        setupRequest: (request) => ({
+          ...request,
+          path: `/api/v2/segments/${segmentId}/subscribers?after_id=${randomBetween(firstId, lastId - 50_000)}`,
+        }),
       },
     ],
   }),

@@ -23,7 +23,11 @@ function api(baseUrl: string, sessionKey: string): Call {
     const form = body instanceof FormData;
     const res = await fetch(`${baseUrl}/api/v2${path}`, {
       method,
-      headers: { 'php-auth-pw': sessionKey, accept: 'application/json', ...(body !== undefined && !form ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        'php-auth-pw': sessionKey,
+        accept: 'application/json',
+        ...(body !== undefined && !form ? { 'content-type': 'application/json' } : {}),
+      },
       body: body === undefined ? undefined : form ? body : JSON.stringify(body),
     });
     const text = await res.text();
@@ -121,7 +125,9 @@ export async function runCampaign(fixture: SendFixture, context: JobContext, run
       // Rows the dead worker held: mails it may have handed over without recording, the most a restart can repeat.
       const killedAt = Date.now();
       const held = await withDatabase(databaseUrl, async (db) =>
-        (await db.query<{ id: string }>(`select id from deliveries where campaign_id = $1 and status = 'sending'`, [campaignId])).rows.map((r) => r.id),
+        (await db.query<{ id: string }>(`select id from deliveries where campaign_id = $1 and status = 'sending'`, [campaignId])).rows.map(
+          (r) => r.id,
+        ),
       );
       kill.in_flight_at_kill = held.length;
       workers.push(startWorkerProcess(env));
@@ -187,7 +193,7 @@ async function untilSettled(url: string, ids: readonly string[], endAt: number):
     for (;;) {
       const open = await db.query(`select 1 from deliveries where id = any($1::bigint[]) and status in ('queued', 'sending') limit 1`, [ids]);
       if (open.rows.length === 0) return Date.now();
-      if (Date.now() > endAt) throw new Error('the dead worker\'s rows were never settled');
+      if (Date.now() > endAt) throw new Error("the dead worker's rows were never settled");
       await new Promise((r) => setTimeout(r, 100));
     }
   });

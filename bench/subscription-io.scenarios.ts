@@ -100,12 +100,7 @@ export const millionSubscribers: Seed<ExportFixture> = {
 };
 
 /** Uploads a file as multipart/form-data, streamed from disk; answers the status and body. */
-export function uploadCsv(
-  url: string,
-  sessionKey: string,
-  path: string,
-  fields: Record<string, string>,
-): Promise<{ status: number; body: string }> {
+export function uploadCsv(url: string, sessionKey: string, path: string, fields: Record<string, string>): Promise<{ status: number; body: string }> {
   const boundary = `----mailroombench${Date.now().toString(16)}`;
   let head = '';
   for (const [name, value] of Object.entries(fields)) {

@@ -63,9 +63,7 @@ export const subscriptionScenarios: readonly Scenario[] = [
   scenario({
     name: 'list-count',
     seed: millionMembers,
-    requests: ({ sessionKey, listId }) => [
-      { method: 'GET', path: `/api/v2/lists/${listId}/subscribers/count`, headers: withSession(sessionKey) },
-    ],
+    requests: ({ sessionKey, listId }) => [{ method: 'GET', path: `/api/v2/lists/${listId}/subscribers/count`, headers: withSession(sessionKey) }],
   }),
   scenario({
     name: 'list-members-deep-pages',

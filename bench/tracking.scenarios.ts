@@ -29,7 +29,11 @@ interface PixelFixture {
 
 /** GETs of the pixel with valid u and m, a random subscriber of the audience each time. */
 async function drivePixel(baseUrl: string, fixture: PixelFixture, context: JobContext): Promise<JobFigures> {
-  const uids = Array.from({ length: fixture.audience }, (_, i) => createHash('md5').update(pixelUid(i + 1)).digest('hex'));
+  const uids = Array.from({ length: fixture.audience }, (_, i) =>
+    createHash('md5')
+      .update(pixelUid(i + 1))
+      .digest('hex'),
+  );
   const load = (campaignId: number, extent: { amount: number } | { duration: number }) => {
     const path = () => `/t/open.gif?u=${uids[randomBetween(0, fixture.audience - 1)]}&m=${campaignId}`;
     return autocannon({
@@ -126,8 +130,6 @@ export const trackingScenarios: readonly Scenario[] = [
   scenario({
     name: 'campaign-stats-1m-detail',
     seed: campaignStatsMillion,
-    requests: ({ sessionKey, campaignId }) => [
-      { method: 'GET', path: `/api/v2/campaigns/${campaignId}/stats`, headers: withSession(sessionKey) },
-    ],
+    requests: ({ sessionKey, campaignId }) => [{ method: 'GET', path: `/api/v2/campaigns/${campaignId}/stats`, headers: withSession(sessionKey) }],
   }),
 ];

@@ -66,10 +66,7 @@ export const campaignStatsMillion: Seed<{ sessionKey: string; campaignId: number
       insert into campaigns (unique_id, subject, status, sent_at)
       select md5('bench-stats-' || n), 'Bench campaign ' || n, 'sent', now() - n * interval '1 day'
       from generate_series(1, ${SMALL_CAMPAIGNS}) as n`);
-    const [first] = await queryRows<{ id: number }>(
-      db,
-      sql`select min(id)::int as id from campaigns where subject like 'Bench campaign %'`,
-    );
+    const [first] = await queryRows<{ id: number }>(db, sql`select min(id)::int as id from campaigns where subject like 'Bench campaign %'`);
     await db.execute(sql`
       insert into campaign_counters (campaign_id, sent, opens, unique_opens, human_opens, unique_human_opens, clicks, unique_clicks, human_clicks)
       select id, 10000, 6000, 4000, 3000, 2500, 900, 500, 800 from campaigns where subject like 'Bench campaign %'`);

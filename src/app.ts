@@ -104,8 +104,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const database =
-    options.database ??
-    (await createDatabase({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: config.dataDir }));
+    options.database ?? (await createDatabase({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: config.dataDir }));
   if (options.migrate ?? true) await migrate(database);
   const mailer = options.mailer ?? createMailer(config);
   const transport =

@@ -235,7 +235,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (converted.BOUNCE_VERP === '1' && !converted.BOUNCE_ADDRESS) {
     throw new ConfigError('BOUNCE_VERP=1 needs BOUNCE_ADDRESS: the VERP address is made from it (bounces+<token>@domain).');
   }
-  for (const url of converted.SMTP_URL.split(',').map((u) => u.trim()).filter(Boolean)) {
+  for (const url of converted.SMTP_URL.split(',')
+    .map((u) => u.trim())
+    .filter(Boolean)) {
     // A misspelt ?tls= would otherwise fall back to opportunistic TLS without a word.
     let tls: string | null;
     try {
@@ -272,7 +274,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     }),
     logLevel: converted.LOG_LEVEL,
     trustProxy: parseTrustProxy(converted.TRUST_PROXY),
-    corsOrigins: Object.freeze(converted.CORS_ORIGIN.split(',').map((o) => o.trim()).filter(Boolean)),
+    corsOrigins: Object.freeze(
+      converted.CORS_ORIGIN.split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+    ),
     smtpUrl: converted.SMTP_URL,
     mailFrom: converted.MAIL_FROM,
     bounceAddress: converted.BOUNCE_ADDRESS,

@@ -122,13 +122,18 @@ describe('loadConfig', () => {
       assert.throws(
         () => loadConfig({ [name]: value }),
         (err: unknown) =>
-          err instanceof ConfigError && err.message.startsWith(`Invalid environment variable ${name}=${shown}: `) && !/s3cret|one@|two@/.test(err.message),
+          err instanceof ConfigError &&
+          err.message.startsWith(`Invalid environment variable ${name}=${shown}: `) &&
+          !/s3cret|one@|two@/.test(err.message),
       );
     });
   }
 
   test('ADMIN_LOGIN without ADMIN_PASSWORD, or with a short one, throws', () => {
-    assert.throws(() => loadConfig({ ADMIN_LOGIN: 'boss' }), (err: unknown) => err instanceof ConfigError && /ADMIN_PASSWORD/.test(err.message));
+    assert.throws(
+      () => loadConfig({ ADMIN_LOGIN: 'boss' }),
+      (err: unknown) => err instanceof ConfigError && /ADMIN_PASSWORD/.test(err.message),
+    );
     assert.throws(
       () => loadConfig({ ADMIN_LOGIN: 'boss', ADMIN_PASSWORD: 'short' }),
       (err: unknown) => err instanceof ConfigError && /ADMIN_PASSWORD/.test(err.message),
@@ -139,7 +144,9 @@ describe('loadConfig', () => {
 describe('documented configuration', () => {
   test('README.md lists exactly the variables of EnvSchema, with their defaults', () => {
     // The service's table is the one under "## Configuration" (the bench documents its own variables elsewhere).
-    const section = read('README.md').split(/^## Configuration$/m)[1]!.split(/^## /m)[0]!;
+    const section = read('README.md')
+      .split(/^## Configuration$/m)[1]!
+      .split(/^## /m)[0]!;
     const rows = [...section.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)].map((m) => [m[1]!, m[2]!.trim()] as const);
     assert.deepEqual(
       rows.map(([name]) => name),

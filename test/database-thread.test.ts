@@ -54,7 +54,7 @@ describe('the embedded database thread', { skip }, () => {
       await tx.execute(sql`insert into thread_probe values (2), (3)`);
       order.push('committing');
     });
-    assert.equal(await outside, 3, 'it ran after the commit, not between the transaction\'s statements');
+    assert.equal(await outside, 3, "it ran after the commit, not between the transaction's statements");
     assert.deepEqual(order, ['committing', 'outside']);
   });
 
@@ -65,7 +65,10 @@ describe('the embedded database thread', { skip }, () => {
         await tx.execute(sql`insert into thread_probe values (1)`);
         await tx.execute(sql`insert into thread_probe values (1)`);
       })
-      .then(() => undefined, (err: unknown) => err);
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
     assert.equal(driverCode(failed), '23505');
     assert.equal(isDatabaseUnreachable(failed), false);
     assert.equal(await count(), 0);

@@ -88,12 +88,7 @@ export async function createCampaign(db: Db, values: Partial<typeof campaigns.$i
 }
 
 /** A delivery record of a campaign to a subscriber (`sent` unless told otherwise). */
-export async function createDelivery(
-  db: Db,
-  campaignId: number,
-  subscriberId: number,
-  values: Partial<typeof deliveries.$inferInsert> = {},
-) {
+export async function createDelivery(db: Db, campaignId: number, subscriberId: number, values: Partial<typeof deliveries.$inferInsert> = {}) {
   const [row] = await db
     .insert(deliveries)
     .values({ campaignId, subscriberId, status: 'sent', sentAt: new Date(), ...values })

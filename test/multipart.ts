@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-export type FormPart =
-  | { name: string; value: string }
-  | { name: string; filename: string; content: string | Buffer; contentType?: string };
+export type FormPart = { name: string; value: string } | { name: string; filename: string; content: string | Buffer; contentType?: string };
 
 /** A multipart/form-data body built by hand, parts in the order given, for `inject`. */
 export function multipart(parts: FormPart[]): { payload: Buffer; headers: Record<string, string> } {

@@ -30,10 +30,9 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   // Leftovers of an interrupted run, then a fresh golden database.
-  const stale = await admin.query<{ datname: string }>(
-    `select datname from pg_database where datname like '${TEST_PG_PREFIX}%' or datname = $1`,
-    [GOLDEN_PG_DATABASE],
-  );
+  const stale = await admin.query<{ datname: string }>(`select datname from pg_database where datname like '${TEST_PG_PREFIX}%' or datname = $1`, [
+    GOLDEN_PG_DATABASE,
+  ]);
   for (const { datname } of stale.rows) await admin.query(`drop database if exists "${datname}" with (force)`);
   await admin.query(`create database "${GOLDEN_PG_DATABASE}"`);
   await admin.end();

@@ -130,7 +130,10 @@ describe('start-up', () => {
     const port = await closedPort();
     const running = start('server', { DATA_DIR: join(tmp, 'pg'), DATABASE_URL: `postgres://mailroom:s3cret@127.0.0.1:${port}/mailroom` });
     assert.equal((await exitWithin(running, 50_000)).code, 69);
-    assertOneLine(running, new RegExp(`^mailroom: cannot connect to PostgreSQL at 127\\.0\\.0\\.1:${port}/mailroom: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}$`));
+    assertOneLine(
+      running,
+      new RegExp(`^mailroom: cannot connect to PostgreSQL at 127\\.0\\.0\\.1:${port}/mailroom: connect ECONNREFUSED 127\\.0\\.0\\.1:${port}$`),
+    );
     assert.ok(!running.stderr.includes('s3cret'));
     assert.ok(!isAlive(running.child.pid!));
   });

@@ -72,9 +72,7 @@ describe('OpenAPI and /docs', () => {
     assert.equal(res.statusCode, 200);
     const doc = res.json() as { openapi: string; paths: Record<string, Record<string, { responses: object; operationId?: string }>> };
     assert.equal(doc.openapi, '3.1.0');
-    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
-      Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
-    );
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`));
     // The reference UI and the admin console are pages, not API operations (GET /, their redirect, is documented).
     const registered = registeredRoutes().filter((r) => !/ \/(docs|admin)/.test(r) && r !== 'GET /api/v2/openapi.json');
     assert.ok(registered.length >= Object.keys(DECLARED).length, registered.join('\n'));
@@ -86,7 +84,10 @@ describe('OpenAPI and /docs', () => {
       const statuses = Object.keys(op.responses).sort();
       if (DECLARED[route]) assert.deepEqual(statuses, DECLARED[route], route);
       // A redirect's success is its 3xx (click tracking).
-      assert.ok(statuses.some((s) => s.startsWith('2') || s.startsWith('3')), `${route} documents its success`);
+      assert.ok(
+        statuses.some((s) => s.startsWith('2') || s.startsWith('3')),
+        `${route} documents its success`,
+      );
     }
   });
 

@@ -106,8 +106,10 @@ async function createPglite(dataDir: string, loadDataDir?: Blob): Promise<Databa
     throw dataDirError(dataDir, err) ?? new StartupError(`cannot open the embedded database in DATA_DIR ${dataDir}: ${reasonOf(err)}`, 1);
   }
   // The thread's client answers the calls drizzle's PGlite driver makes (query, transaction).
-  const db = appDb(drizzlePglite({ client: client as unknown as PGlite, schema }) as unknown as Db, 'pglite', async (_name, text, values) =>
-    (await client.query<Row>(text, values as unknown[])).rows,
+  const db = appDb(
+    drizzlePglite({ client: client as unknown as PGlite, schema }) as unknown as Db,
+    'pglite',
+    async (_name, text, values) => (await client.query<Row>(text, values as unknown[])).rows,
   );
   return {
     db,
@@ -140,8 +142,10 @@ async function createPostgres(url: string, poolSize: number): Promise<Database> 
     await pool.end().catch(() => {});
     throw new StartupError(`cannot connect to PostgreSQL at ${describeTarget(url)}: ${reasonOf(err)}`, 69);
   }
-  const db = appDb(drizzlePg({ client: pool, schema }) as unknown as Db, 'postgres', async (name, text, values) =>
-    (await pool.query<Row & pg.QueryResultRow>({ name, text, values: values as unknown[] })).rows,
+  const db = appDb(
+    drizzlePg({ client: pool, schema }) as unknown as Db,
+    'postgres',
+    async (name, text, values) => (await pool.query<Row & pg.QueryResultRow>({ name, text, values: values as unknown[] })).rows,
   );
   return {
     db,
@@ -195,7 +199,8 @@ function reasonOf(err: unknown): string {
 /** Node's socket errors that mean the database cannot be reached. */
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
 /** node-postgres's own words for a lost or unobtainable connection (it gives them no code). */
-const UNREACHABLE_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended)/;
+const UNREACHABLE_MESSAGE =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended)/;
 
 /**
  * Whether a query failed because the database cannot be reached (refused, lost, shutting down, starting up, out of

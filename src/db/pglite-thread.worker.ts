@@ -42,8 +42,7 @@ function wireError(err: unknown): WireError {
 }
 
 /** Drizzle's parsers keep these types as PostgreSQL's text (they are identity functions, which cannot be posted). */
-const keepText = (oids: number[] | undefined) =>
-  oids && Object.fromEntries(oids.map((oid) => [oid, (value: string) => value]));
+const keepText = (oids: number[] | undefined) => oids && Object.fromEntries(oids.map((oid) => [oid, (value: string) => value]));
 
 function begin(db: PGlite): Promise<number> {
   const id = nextTransaction++;

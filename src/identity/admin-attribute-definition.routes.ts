@@ -3,11 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { rawPathId } from '../plugins/http.js';
 import { Page, PageQuery, cursorOf } from '../shared/pagination.js';
 import { IdParam, errorResponses } from '../shared/schemas.js';
-import {
-  AdminAttributeDefinition,
-  CreateAdminAttributeDefinitionBody,
-  UpdateAdminAttributeDefinitionBody,
-} from './admin-attribute.schemas.js';
+import { AdminAttributeDefinition, CreateAdminAttributeDefinitionBody, UpdateAdminAttributeDefinitionBody } from './admin-attribute.schemas.js';
 import * as service from './admin-attribute.service.js';
 
 const tags = ['administrator attributes'];

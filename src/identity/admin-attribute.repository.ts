@@ -29,12 +29,7 @@ export async function definitionNameTaken(db: Executor, name: string, exceptId?:
   const [row] = await db
     .select({ id: adminAttributeDefinitions.id })
     .from(adminAttributeDefinitions)
-    .where(
-      and(
-        sql`lower(${adminAttributeDefinitions.name}) = lower(${name})`,
-        exceptId ? ne(adminAttributeDefinitions.id, exceptId) : undefined,
-      ),
-    )
+    .where(and(sql`lower(${adminAttributeDefinitions.name}) = lower(${name})`, exceptId ? ne(adminAttributeDefinitions.id, exceptId) : undefined))
     .limit(1);
   return row !== undefined;
 }
@@ -55,11 +50,7 @@ export async function insertDefinition(db: Executor, values: NewDefinitionRow): 
   return row!;
 }
 
-export async function updateDefinition(
-  db: Executor,
-  id: number,
-  values: Partial<NewDefinitionRow>,
-): Promise<DefinitionRow | undefined> {
+export async function updateDefinition(db: Executor, id: number, values: Partial<NewDefinitionRow>): Promise<DefinitionRow | undefined> {
   const [row] = await db
     .update(adminAttributeDefinitions)
     .set({ ...values, updatedAt: new Date() })
@@ -70,10 +61,7 @@ export async function updateDefinition(
 
 /** Deletes a definition; its values go with it (foreign key cascade). */
 export async function deleteDefinition(db: Executor, id: number): Promise<boolean> {
-  const rows = await db
-    .delete(adminAttributeDefinitions)
-    .where(eq(adminAttributeDefinitions.id, id))
-    .returning({ id: adminAttributeDefinitions.id });
+  const rows = await db.delete(adminAttributeDefinitions).where(eq(adminAttributeDefinitions.id, id)).returning({ id: adminAttributeDefinitions.id });
   return rows.length > 0;
 }
 
@@ -96,20 +84,12 @@ export async function listValues(db: Executor, administratorId: number, afterDef
     .where(and(eq(adminAttributeValues.administratorId, administratorId), gt(adminAttributeValues.definitionId, afterDefinitionId)))
     .orderBy(asc(adminAttributeValues.definitionId))
     .limit(limit);
-  const [total] = await db
-    .select({ n: count() })
-    .from(adminAttributeValues)
-    .where(eq(adminAttributeValues.administratorId, administratorId));
+  const [total] = await db.select({ n: count() }).from(adminAttributeValues).where(eq(adminAttributeValues.administratorId, administratorId));
   return { rows, total: total?.n ?? 0 };
 }
 
 /** Creates or replaces the value in one statement, so two writers cannot both insert. */
-export async function upsertValue(
-  db: Executor,
-  administratorId: number,
-  definitionId: number,
-  value: string,
-): Promise<ValueRow> {
+export async function upsertValue(db: Executor, administratorId: number, definitionId: number, value: string): Promise<ValueRow> {
   const [row] = await db
     .insert(adminAttributeValues)
     .values({ administratorId, definitionId, value })

@@ -64,9 +64,7 @@ export type AdminAttributeValue = Static<typeof AdminAttributeValue>;
 
 export const AdminAttributeValueBody = Type.Object(
   {
-    value: Type.Optional(
-      Nullable(Type.String({ maxLength: MAX_VALUE_LENGTH, description: "Absent or null: the definition's default" })),
-    ),
+    value: Type.Optional(Nullable(Type.String({ maxLength: MAX_VALUE_LENGTH, description: "Absent or null: the definition's default" }))),
   },
   { additionalProperties: false },
 );

@@ -30,10 +30,7 @@ export async function listDefinitions(ctx: AppContext, afterId: number, limit: n
   return toPage(rows.map(repo.toDefinition), total, limit, (d) => d.id);
 }
 
-export async function createDefinition(
-  ctx: AppContext,
-  body: CreateAdminAttributeDefinitionBody,
-): Promise<AdminAttributeDefinition> {
+export async function createDefinition(ctx: AppContext, body: CreateAdminAttributeDefinitionBody): Promise<AdminAttributeDefinition> {
   const name = body.name.trim();
   if (await repo.definitionNameTaken(ctx.db, name)) throw new ConflictError('Attribute definition already exists.');
   const row = await repo.insertDefinition(ctx.db, {
@@ -47,11 +44,7 @@ export async function createDefinition(
 }
 
 /** `name` is replaced; the other fields change only when sent (an explicit null type means textline). */
-export async function updateDefinition(
-  ctx: AppContext,
-  id: number,
-  body: UpdateAdminAttributeDefinitionBody,
-): Promise<AdminAttributeDefinition> {
+export async function updateDefinition(ctx: AppContext, id: number, body: UpdateAdminAttributeDefinitionBody): Promise<AdminAttributeDefinition> {
   await requireDefinition(ctx, id);
   const name = body.name.trim();
   if (await repo.definitionNameTaken(ctx.db, name, id)) {
@@ -91,12 +84,7 @@ export async function requireValueTarget(ctx: AppContext, adminId: number, defin
 }
 
 /** Creates or replaces a value. Absent or null means the definition's default; without one, 400. */
-export async function setValue(
-  ctx: AppContext,
-  adminId: number,
-  definitionId: number,
-  body: AdminAttributeValueBody,
-): Promise<AdminAttributeValue> {
+export async function setValue(ctx: AppContext, adminId: number, definitionId: number, body: AdminAttributeValueBody): Promise<AdminAttributeValue> {
   const { admin, definition } = await requireValueTarget(ctx, adminId, definitionId);
   const value = body.value ?? definition.defaultValue;
   if (value === null) throw new BadRequestError('Value is required');

@@ -57,12 +57,7 @@ export async function findAdministratorByEmail(db: Executor, email: string): Pro
 }
 
 /** Whether another administrator (not `exceptId`) already uses this login name or e-mail, case-insensitively. */
-export async function loginOrEmailTaken(
-  db: Executor,
-  field: 'loginName' | 'email',
-  value: string,
-  exceptId?: number,
-): Promise<boolean> {
+export async function loginOrEmailTaken(db: Executor, field: 'loginName' | 'email', value: string, exceptId?: number): Promise<boolean> {
   const column = administrators[field];
   const [row] = await db
     .select({ id: administrators.id })
@@ -73,12 +68,7 @@ export async function loginOrEmailTaken(
 }
 
 export async function listAdministrators(db: Executor, afterId: number, limit: number) {
-  const rows = await db
-    .select()
-    .from(administrators)
-    .where(gt(administrators.id, afterId))
-    .orderBy(asc(administrators.id))
-    .limit(limit);
+  const rows = await db.select().from(administrators).where(gt(administrators.id, afterId)).orderBy(asc(administrators.id)).limit(limit);
   const [total] = await db.select({ n: count() }).from(administrators);
   return { rows, total: total?.n ?? 0 };
 }
@@ -88,11 +78,7 @@ export async function insertAdministrator(db: Executor, values: NewAdministrator
   return row!;
 }
 
-export async function updateAdministrator(
-  db: Executor,
-  id: number,
-  values: Partial<NewAdministratorRow>,
-): Promise<AdministratorRow | undefined> {
+export async function updateAdministrator(db: Executor, id: number, values: Partial<NewAdministratorRow>): Promise<AdministratorRow | undefined> {
   const [row] = await db
     .update(administrators)
     .set({ ...values, updatedAt: new Date() })

@@ -77,8 +77,7 @@ export const administratorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Administrator, ...errorResponses(400, 403, 404, 409, 422) },
       },
     },
-    async (request) =>
-      service.updateAdministrator(app.ctx, request.params.adminId, request.body, callerOf(request)),
+    async (request) => service.updateAdministrator(app.ctx, request.params.adminId, request.body, callerOf(request)),
   );
 
   app.delete(

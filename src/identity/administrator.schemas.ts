@@ -4,14 +4,12 @@ import { DateTime, Email, Id, NonBlank, Nullable } from '../shared/schemas.js';
 export const PRIVILEGES = ['subscribers', 'campaigns', 'statistics', 'settings'] as const;
 export type Privilege = (typeof PRIVILEGES)[number];
 
-export const Privileges = Type.Object(
-  {
-    subscribers: Type.Boolean(),
-    campaigns: Type.Boolean(),
-    statistics: Type.Boolean(),
-    settings: Type.Boolean(),
-  },
-);
+export const Privileges = Type.Object({
+  subscribers: Type.Boolean(),
+  campaigns: Type.Boolean(),
+  statistics: Type.Boolean(),
+  settings: Type.Boolean(),
+});
 
 /** Privilege flags in a request: each optional, no other keys. */
 export const PrivilegesInput = Type.Object(
@@ -25,17 +23,15 @@ export const PrivilegesInput = Type.Object(
 );
 
 /** Reference §6.1, keys in phpList's order. */
-export const Administrator = Type.Object(
-  {
-    id: Id,
-    login_name: Type.String(),
-    email: Type.String(),
-    super_user: Type.Boolean(),
-    privileges: Privileges,
-    created_at: Nullable(DateTime),
-    disabled: Type.Boolean({ description: 'Ours (additive): a disabled administrator cannot sign in' }),
-  },
-);
+export const Administrator = Type.Object({
+  id: Id,
+  login_name: Type.String(),
+  email: Type.String(),
+  super_user: Type.Boolean(),
+  privileges: Privileges,
+  created_at: Nullable(DateTime),
+  disabled: Type.Boolean({ description: 'Ours (additive): a disabled administrator cannot sign in' }),
+});
 export type Administrator = Static<typeof Administrator>;
 
 export const CreateAdministratorBody = Type.Object(
@@ -57,9 +53,7 @@ export const UpdateAdministratorBody = Type.Object(
     email: Type.Optional(Nullable(Email)),
     super_user: Type.Optional(Nullable(Type.Boolean())),
     privileges: Type.Optional(Nullable(PrivilegesInput)),
-    disabled: Type.Optional(
-      Nullable(Type.Boolean({ description: 'Ours: true ends their sessions and refuses their sign-in; not for yourself' })),
-    ),
+    disabled: Type.Optional(Nullable(Type.Boolean({ description: 'Ours: true ends their sessions and refuses their sign-in; not for yourself' }))),
   },
   { additionalProperties: false },
 );

@@ -3,10 +3,7 @@ import type { AppContext } from '../context.js';
 import * as repo from './administrator.repository.js';
 import { hashPassword } from './password.js';
 
-export type BootstrapResult =
-  | { kind: 'unchanged' }
-  | { kind: 'configured'; login: string }
-  | { kind: 'generated'; login: string; password: string };
+export type BootstrapResult = { kind: 'unchanged' } | { kind: 'configured'; login: string } | { kind: 'generated'; login: string; password: string };
 
 const ALL_PRIVILEGES = { subscribers: true, campaigns: true, statistics: true, settings: true };
 

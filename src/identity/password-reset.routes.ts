@@ -1,12 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../shared/schemas.js';
-import {
-  PasswordUpdated,
-  ResetPasswordBody,
-  ResetRequestBody,
-  TokenValidity,
-  ValidateTokenBody,
-} from './password-reset.schemas.js';
+import { PasswordUpdated, ResetPasswordBody, ResetRequestBody, TokenValidity, ValidateTokenBody } from './password-reset.schemas.js';
 import * as service from './password-reset.service.js';
 
 const tags = ['password-reset'];

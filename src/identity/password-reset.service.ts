@@ -103,4 +103,3 @@ function resetMail(link: string, loginName: string) {
   ].join('\n');
   return { subject: 'Reset your Mailroom password', text, html };
 }
-

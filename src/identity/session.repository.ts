@@ -84,5 +84,7 @@ export async function takeLoginAttempt(db: Executor, loginName: string, clientIp
 export async function clearFailures(db: Executor, attempt: number, loginName: string, clientIp: string) {
   await db
     .delete(loginFailures)
-    .where(sql`${loginFailures.id} = ${attempt} or (lower(${loginFailures.loginName}) = lower(${loginName}) and ${loginFailures.clientIp} = ${clientIp})`);
+    .where(
+      sql`${loginFailures.id} = ${attempt} or (lower(${loginFailures.loginName}) = lower(${loginName}) and ${loginFailures.clientIp} = ${clientIp})`,
+    );
 }

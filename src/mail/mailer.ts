@@ -40,9 +40,7 @@ export function smtpPoolOptions(url: string): SMTPPool.Options {
     host: parsed.hostname,
     port: Number(parsed.port) || (secure ? 465 : 587),
     secure,
-    auth: parsed.username
-      ? { user: decodeURIComponent(parsed.username), pass: decodeURIComponent(parsed.password) }
-      : undefined,
+    auth: parsed.username ? { user: decodeURIComponent(parsed.username), pass: decodeURIComponent(parsed.password) } : undefined,
     // Plain SMTP to a local relay or sink is common for self-hosting; `?tls=off` skips STARTTLS entirely, and is the
     // only way a login goes without TLS. `?tls=required` refuses a server that offers no STARTTLS.
     ignoreTLS: tls === 'off',
@@ -54,9 +52,7 @@ export function smtpPoolOptions(url: string): SMTPPool.Options {
 }
 
 /** System mail (confirmations, password resets) goes to the first server SMTP_URL names, DKIM-signed when keys are configured. */
-export function createMailer(
-  config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir'> & Partial<Pick<Config, 'dkim' | 'bounceAddress'>>,
-): Mailer {
+export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir'> & Partial<Pick<Config, 'dkim' | 'bounceAddress'>>): Mailer {
   const [first] = smtpUrls(config.smtpUrl);
   const signer = config.dkim && config.dkim.length > 0 ? createDkimSigner(config.dkim) : null;
   const bounceAddress = config.bounceAddress ?? '';

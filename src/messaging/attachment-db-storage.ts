@@ -27,10 +27,12 @@ function checked(hash: string): string {
 
 export function databaseStorage(db: Executor): AttachmentStorage {
   const hasChunks = async (executor: Executor, hash: string) =>
-    (await executor
-      .select({ seq: attachmentChunks.seq })
-      .from(attachmentChunks)
-      .where(and(eq(attachmentChunks.contentHash, hash), eq(attachmentChunks.seq, 0)))).length > 0;
+    (
+      await executor
+        .select({ seq: attachmentChunks.seq })
+        .from(attachmentChunks)
+        .where(and(eq(attachmentChunks.contentHash, hash), eq(attachmentChunks.seq, 0)))
+    ).length > 0;
 
   return {
     async put(stream, options = {}) {
@@ -57,7 +59,7 @@ export function databaseStorage(db: Executor): AttachmentStorage {
           size += chunk.length;
           if (size > maxBytes) throw new TooLargeError(maxBytes);
           digest.update(chunk);
-          for (let offset = 0; offset < chunk.length; ) {
+          for (let offset = 0; offset < chunk.length;) {
             const take = Math.min(STORED_CHUNK_BYTES - pendingBytes, chunk.length - offset);
             pending.push(chunk.subarray(offset, offset + take));
             pendingBytes += take;
@@ -75,7 +77,10 @@ export function databaseStorage(db: Executor): AttachmentStorage {
         });
         return { hash, size };
       } catch (err) {
-        await db.delete(attachmentChunks).where(eq(attachmentChunks.contentHash, temporary)).catch(() => undefined);
+        await db
+          .delete(attachmentChunks)
+          .where(eq(attachmentChunks.contentHash, temporary))
+          .catch(() => undefined);
         throw err;
       }
     },

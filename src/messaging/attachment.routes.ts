@@ -49,10 +49,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: Attachment, ...errorResponses(400, 403, 404, 409, 413, 415, 422) },
       },
     },
-    async (request, reply) =>
-      reply
-        .code(201)
-        .send(await service.uploadAttachment(app.ctx, storage, request.params.messageId, formParts(request))),
+    async (request, reply) => reply.code(201).send(await service.uploadAttachment(app.ctx, storage, request.params.messageId, formParts(request))),
   );
 
   app.get(

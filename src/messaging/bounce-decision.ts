@@ -145,7 +145,13 @@ export function decideBounce(bounceId: number, facts: BounceFacts, match: Bounce
   const ruleReason = rule ? `Bounce rule ${rule.id} (${rule.action}) matched ${about}` : '';
   const thresholdReason = `${match.consecutive} consecutive bounces, threshold reached`;
   const status =
-    sub === null ? 'unidentified' : facts.kind === 'complaint' ? 'complaint' : match.campaignId === null ? 'bounced subscriber' : 'bounced list message';
+    sub === null
+      ? 'unidentified'
+      : facts.kind === 'complaint'
+        ? 'complaint'
+        : match.campaignId === null
+          ? 'bounced subscriber'
+          : 'bounced list message';
 
   const deleted = acts && effects?.deleteSubscriber === true;
   const actions: BounceAction[] = [];
@@ -168,8 +174,13 @@ export function decideBounce(bounceId: number, facts: BounceFacts, match: Bounce
   if (sub !== null && !deleted) {
     let confirmed = sub.confirmed;
     let blacklisted = sub.blacklisted;
-    const unsure = certain ? '' : `; matched only by ${match.matchedBy === 'recipient' ? 'the failed address' : 'headers quoted in its text'}, so nothing was done`;
-    history.push({ summary: facts.kind === 'complaint' ? 'Complaint' : 'Bounce', detail: `${facts.description} (${campaign}, bounce ${bounceId})${unsure}` });
+    const unsure = certain
+      ? ''
+      : `; matched only by ${match.matchedBy === 'recipient' ? 'the failed address' : 'headers quoted in its text'}, so nothing was done`;
+    history.push({
+      summary: facts.kind === 'complaint' ? 'Complaint' : 'Bounce',
+      detail: `${facts.description} (${campaign}, bounce ${bounceId})${unsure}`,
+    });
     if (counted) actions.push({ action: 'counted', reason: `${about}: bounce count + 1` });
     if (acts && effects) {
       if (effects.blacklist) {

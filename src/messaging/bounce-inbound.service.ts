@@ -32,7 +32,10 @@ export async function receiveBounce(ctx: AppContext, body: unknown, recipient?: 
   }
   // Checked here: the route's validation is off (its body is bytes). An address, as the pipe's ${recipient} gives it.
   if (recipient !== undefined && (typeof recipient !== 'string' || recipient.length > 320 || !ENVELOPE_ADDRESS.test(recipient))) {
-    throw ValidationError.field('recipient', 'recipient must be the one e-mail address the bounce was delivered to (at most 320 characters), e.g. bounces+token@example.com.');
+    throw ValidationError.field(
+      'recipient',
+      'recipient must be the one e-mail address the bounce was delivered to (at most 320 characters), e.g. bounces+token@example.com.',
+    );
   }
   let outcome;
   try {

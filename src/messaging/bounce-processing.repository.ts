@@ -172,7 +172,14 @@ export async function matchBounce(database: AppDb, e: BounceEvidence, walk: numb
   const subscriber =
     r.subscriber_id === null
       ? null
-      : { id: Number(r.subscriber_id), email: r.email ?? '', confirmed: r.confirmed === true, blacklisted: r.blacklisted === true, bounceCount: Number(r.bounce_count ?? 0), listed: r.listed === true };
+      : {
+          id: Number(r.subscriber_id),
+          email: r.email ?? '',
+          confirmed: r.confirmed === true,
+          blacklisted: r.blacklisted === true,
+          bounceCount: Number(r.bounce_count ?? 0),
+          listed: r.listed === true,
+        };
   return {
     bounceId: Number(r.bounce_id),
     match: {
@@ -195,7 +202,14 @@ export interface Receipt {
 }
 
 export async function receiptOf(db: Executor, key: string): Promise<Receipt> {
-  const [row] = await queryRows<{ bounce_id: string | number; kept: string | number | null; status: string; kind: string | null; campaign_id: number | null; subscriber_id: number | null }>(
+  const [row] = await queryRows<{
+    bounce_id: string | number;
+    kept: string | number | null;
+    status: string;
+    kind: string | null;
+    campaign_id: number | null;
+    subscriber_id: number | null;
+  }>(
     db,
     sql`select r.bounce_id, b.id as kept, b.status, b.kind, b.campaign_id, b.subscriber_id
         from bounce_receipts r left join bounces b on b.id = r.bounce_id
@@ -223,7 +237,13 @@ export interface BounceTexts {
  * bounce count — every bounce that could change the decision changes one of them); answers `stale` otherwise, and
  * nothing is written: the caller matches and decides again. `duplicate`: the message was processed before.
  */
-export async function writeBounce(database: AppDb, bounceId: number, texts: BounceTexts, m: BounceMatch, d: BounceDecision): Promise<'written' | 'duplicate' | 'stale'> {
+export async function writeBounce(
+  database: AppDb,
+  bounceId: number,
+  texts: BounceTexts,
+  m: BounceMatch,
+  d: BounceDecision,
+): Promise<'written' | 'duplicate' | 'stale'> {
   const was = m.subscriber;
   const sub = d.subscriber;
   const inc = d.increment;

@@ -146,14 +146,26 @@ const MAX_TRIES = 20;
  */
 async function record(ctx: AppContext, report: BounceReport, rule: ActiveRule | null, source: BounceSource): Promise<BounceOutcome> {
   const { label, description } = describe(report);
-  const facts: BounceFacts = { kind: report.kind, label, description: strip(description), rule: rule && { id: rule.id, action: rule.action }, source };
+  const facts: BounceFacts = {
+    kind: report.kind,
+    label,
+    description: strip(description),
+    rule: rule && { id: rule.id, action: rule.action },
+    source,
+  };
   const thresholds = { unconfirm: ctx.config.bounces.unconfirmThreshold, blacklist: ctx.config.bounces.blacklistThreshold };
   const evidence = {
     verpDeliveryId: deliveryOfAddresses(ctx.secrets.linkToken, report.addressedTo),
     returned: report.returned,
     recipient: report.recipient,
   };
-  const texts = { key: report.key, kind: report.kind, comment: strip(description).slice(0, 1000), header: strip(report.header), data: strip(report.text) };
+  const texts = {
+    key: report.key,
+    kind: report.kind,
+    comment: strip(description).slice(0, 1000),
+    header: strip(report.header),
+    data: strip(report.text),
+  };
   const walk = consecutiveWalk(facts, thresholds);
   for (let attempt = 1; ; attempt++) {
     const { bounceId, match } = await repo.matchBounce(ctx.db, evidence, walk);
@@ -181,7 +193,14 @@ async function record(ctx: AppContext, report: BounceReport, rule: ActiveRule | 
 /** Processed before: what was stored then (unless a rule deleted the bounce), nothing done again. */
 function duplicateOutcome(receipt: repo.Receipt, match: BounceMatch, kind: BounceKind | null): BounceOutcome {
   const kept = receipt.kept;
-  const status = match.subscriber === null ? 'unidentified' : kind === 'complaint' ? 'complaint' : match.campaignId === null ? 'bounced subscriber' : 'bounced list message';
+  const status =
+    match.subscriber === null
+      ? 'unidentified'
+      : kind === 'complaint'
+        ? 'complaint'
+        : match.campaignId === null
+          ? 'bounced subscriber'
+          : 'bounced list message';
   return {
     id: receipt.bounceId,
     status: kept?.status ?? status,

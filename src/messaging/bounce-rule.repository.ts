@@ -58,11 +58,7 @@ export async function insertRule(db: Executor, values: typeof bounceRules.$infer
   return row!;
 }
 
-export async function updateRule(
-  db: Executor,
-  id: number,
-  values: Partial<typeof bounceRules.$inferInsert>,
-): Promise<BounceRuleRow | undefined> {
+export async function updateRule(db: Executor, id: number, values: Partial<typeof bounceRules.$inferInsert>): Promise<BounceRuleRow | undefined> {
   const [row] = await db
     .update(bounceRules)
     .set({ ...values, updatedAt: new Date() })

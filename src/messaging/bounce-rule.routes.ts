@@ -65,7 +65,7 @@ export const bounceRuleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'testBounceRule',
         summary: 'Try a pattern on a pasted bounce text, with the engine bounce processing uses (Mailroom addition)',
         description:
-          'Nothing is stored. The pattern is compiled as a rule\'s would be (422 at `regex` saying why not) and searched ' +
+          "Nothing is stored. The pattern is compiled as a rule's would be (422 at `regex` saying why not) and searched " +
           `in the first 20,000 characters of \`text\`, as bounce processing does. At most ${service.TESTS_PER_MINUTE} tries a minute per administrator (429).`,
         body: BounceRuleTestBody,
         response: { 200: BounceRuleTestResult, ...errorResponses(400, 403, 422, 429) },

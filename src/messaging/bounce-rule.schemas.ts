@@ -37,7 +37,8 @@ export const BounceRegexBody = Type.Object(
     regex: Type.String({
       minLength: 1,
       maxLength: MAX_PATTERN_LENGTH,
-      description: 'A PCRE pattern with delimiters, e.g. `/mailbox is full/i`; flags i, m, s, x, u; run in RE2 (linear time: no backreferences or lookaround)',
+      description:
+        'A PCRE pattern with delimiters, e.g. `/mailbox is full/i`; flags i, m, s, x, u; run in RE2 (linear time: no backreferences or lookaround)',
     }),
     action: StringEnum(BOUNCE_ACTIONS),
     status: StringEnum(BOUNCE_RULE_STATUSES),
@@ -56,7 +57,7 @@ export const MAX_TEST_TEXT = 65_536;
 /** `POST /bounces/regex/test` (ours): a pattern and a pasted bounce, matched as bounce processing would. */
 export const BounceRuleTestBody = Type.Object(
   {
-    regex: Type.String({ minLength: 1, maxLength: MAX_PATTERN_LENGTH, description: 'A pattern as a rule\'s `regex`' }),
+    regex: Type.String({ minLength: 1, maxLength: MAX_PATTERN_LENGTH, description: "A pattern as a rule's `regex`" }),
     text: Type.String({ maxLength: MAX_TEST_TEXT, description: 'The bounce text to search (header and body as pasted)' }),
   },
   { additionalProperties: false },

@@ -45,7 +45,6 @@ export type SubscriberBounces = Static<typeof SubscriberBounces>;
 /** The totals answer at most this many rows, most bounces first. */
 export const MAX_TOTALS = 1000;
 
-
 /** Characters of a raw bounce's header and of its body that `GET /bounces/{id}` returns. */
 export const MAX_RAW_CHARACTERS = 262_144;
 

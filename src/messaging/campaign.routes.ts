@@ -71,7 +71,7 @@ export const campaignRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         operationId: 'updateCampaign',
-        summary: 'Replace a campaign\'s groups (404 before the authentication check, specification row 12)',
+        summary: "Replace a campaign's groups (404 before the authentication check, specification row 12)",
         description: 'Status never changes here (PATCH …/status). A campaign being sent or sent cannot be edited (409).',
         params: CampaignParams,
         body: CampaignBody,
@@ -122,7 +122,7 @@ export const campaignRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         operationId: 'changeCampaignStatus',
-        summary: 'Change a campaign\'s status along the transitions of reference §7.1',
+        summary: "Change a campaign's status along the transitions of reference §7.1",
         description:
           'draft → submitted; suspended → submitted; submitted → prepared, inprocess, suspended; prepared → inprocess, ' +
           'suspended; inprocess → sent, suspended, submitted; requeued → inprocess, suspended; sent is final. ' +

@@ -78,9 +78,7 @@ export const CampaignBody = Type.Object(
       { additionalProperties: false },
     ),
     format: Type.Object({ send_format: StringEnum(SEND_FORMATS) }, { additionalProperties: false }),
-    metadata: Type.Optional(
-      Type.Object({ status: Type.Optional(Type.String({ maxLength: 50 })) }, { description: 'Ignored: use PATCH …/status' }),
-    ),
+    metadata: Type.Optional(Type.Object({ status: Type.Optional(Type.String({ maxLength: 50 })) }, { description: 'Ignored: use PATCH …/status' })),
     schedule: Type.Optional(
       Type.Object(
         {
@@ -116,10 +114,7 @@ export const CampaignListQuery = Type.Object({
 });
 export type CampaignListQuery = Static<typeof CampaignListQuery>;
 
-export const StatusBody = Type.Object(
-  { status: StringEnum(REQUESTABLE_STATUSES) },
-  { additionalProperties: false },
-);
+export const StatusBody = Type.Object({ status: StringEnum(REQUESTABLE_STATUSES) }, { additionalProperties: false });
 export type StatusBody = Static<typeof StatusBody>;
 
 const Count = Type.Integer({ minimum: 0 });

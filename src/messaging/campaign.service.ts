@@ -30,8 +30,21 @@ export async function getCampaign(ctx: AppContext, id: number): Promise<Campaign
 
 export async function listCampaigns(ctx: AppContext, ownerId: number, query: CampaignListQuery) {
   const limit = query.limit ?? 25;
-  const { rows, total } = await repo.listOwnedCampaigns(ctx.db, ownerId, query.subject?.trim() || undefined, query.after_id ?? 0, limit, query.status);
-  const [views, figures] = await Promise.all([repo.toCampaignViews(ctx.db, rows), figuresOf(ctx.db, rows.map((r) => r.id))]);
+  const { rows, total } = await repo.listOwnedCampaigns(
+    ctx.db,
+    ownerId,
+    query.subject?.trim() || undefined,
+    query.after_id ?? 0,
+    limit,
+    query.status,
+  );
+  const [views, figures] = await Promise.all([
+    repo.toCampaignViews(ctx.db, rows),
+    figuresOf(
+      ctx.db,
+      rows.map((r) => r.id),
+    ),
+  ]);
   const items: CampaignListItem[] = views.map((view) => ({ ...view, figures: figures.get(view.id)! }));
   return toPage(items, total, limit, (c) => c.id);
 }

@@ -179,7 +179,8 @@ function address(value: string | null): string | null {
 /** The text/* parts that are not the returned message, decoded. */
 function readableText(parts: MimePart[], deadline: Deadline): string {
   const returned = new Set<MimePart>();
-  for (const p of parts) if (p.contentType === 'message/rfc822' || p.contentType === 'message/global') p.children.forEach((c) => markAll(c, returned));
+  for (const p of parts)
+    if (p.contentType === 'message/rfc822' || p.contentType === 'message/global') p.children.forEach((c) => markAll(c, returned));
   let out = '';
   for (const p of parts) {
     if (returned.has(p) || p.children.length > 0) continue;

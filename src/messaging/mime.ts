@@ -281,10 +281,7 @@ export function decodeWords(value: string): string {
   return value
     .replace(/(=\?[^?\s]+\?[BbQq]\?[^?\s]*\?=)\s+(?==\?)/g, '$1')
     .replace(/=\?([^?\s]+)\?([BbQq])\?([^?\s]*)\?=/g, (_all, charset: string, enc: string, data: string) => {
-      const bytes =
-        enc.toUpperCase() === 'B'
-          ? Buffer.from(data, 'base64')
-          : decodeQuotedPrintable(data.replace(/_/g, ' '));
+      const bytes = enc.toUpperCase() === 'B' ? Buffer.from(data, 'base64') : decodeQuotedPrintable(data.replace(/_/g, ' '));
       return decodeCharset(bytes, charset.replace(/\*.*$/, ''));
     });
 }

@@ -14,10 +14,7 @@ export type FormPart = MultipartFile | MultipartValue;
  * The request's parts, or 400 when the body is not well-formed multipart. `asError` turns a parser failure into
  * the error to answer with (a route may word its own 413).
  */
-export async function* formParts(
-  request: FastifyRequest,
-  asError: (err: unknown) => Error = (err) => asClientError(err),
-): AsyncGenerator<FormPart> {
+export async function* formParts(request: FastifyRequest, asError: (err: unknown) => Error = (err) => asClientError(err)): AsyncGenerator<FormPart> {
   let iterator: AsyncIterator<FormPart>;
   try {
     iterator = request.parts()[Symbol.asyncIterator]();

@@ -75,12 +75,7 @@ export async function imagesOf(db: Executor, templateIds: readonly number[]): Pr
 }
 
 export async function listTemplates(db: Executor, afterId: number, limit: number) {
-  const rows = await db
-    .select(templateColumns)
-    .from(templates)
-    .where(gt(templates.id, afterId))
-    .orderBy(asc(templates.id))
-    .limit(limit);
+  const rows = await db.select(templateColumns).from(templates).where(gt(templates.id, afterId)).orderBy(asc(templates.id)).limit(limit);
   const [total] = await db.select({ n: count() }).from(templates);
   return { rows, total: total?.n ?? 0 };
 }
@@ -90,11 +85,7 @@ export async function insertTemplate(db: Executor, values: typeof templates.$inf
   return row!;
 }
 
-export async function updateTemplate(
-  db: Executor,
-  id: number,
-  values: Partial<typeof templates.$inferInsert>,
-): Promise<TemplateHead | undefined> {
+export async function updateTemplate(db: Executor, id: number, values: Partial<typeof templates.$inferInsert>): Promise<TemplateHead | undefined> {
   const [row] = await db
     .update(templates)
     .set({ ...values, updatedAt: new Date() })

@@ -60,7 +60,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const consumes = ['application/json', 'multipart/form-data'];
   const bodyDescription =
     'JSON, or multipart/form-data with the same fields and an optional `file` part: its contents (UTF-8 HTML) ' +
-    'become the template\'s content in place of `content`, held to the same rules (reported at `file`), as in phpList core.';
+    "become the template's content in place of `content`, held to the same rules (reported at `file`), as in phpList core.";
 
   app.get(
     '/templates',
@@ -139,8 +139,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: Template, ...errorResponses(400, 403, 409, 413, 422) },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(await service.createTemplate(app.ctx, request.body, uploads.get(request) ?? null)),
+    async (request, reply) => reply.code(201).send(await service.createTemplate(app.ctx, request.body, uploads.get(request) ?? null)),
   );
 
   app.post(
@@ -174,7 +173,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         operationId: 'updateTemplate',
-        summary: "Update a template (201, as phpList): title replaced; content, text, list order and file only when sent",
+        summary: 'Update a template (201, as phpList): title replaced; content, text, list order and file only when sent',
         description: bodyDescription,
         consumes,
         params: TemplateParams,
@@ -183,9 +182,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) =>
-      reply
-        .code(201)
-        .send(await service.updateTemplate(app.ctx, request.params.templateId, request.body, uploads.get(request) ?? null)),
+      reply.code(201).send(await service.updateTemplate(app.ctx, request.params.templateId, request.body, uploads.get(request) ?? null)),
   );
 
   app.delete(

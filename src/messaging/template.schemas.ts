@@ -35,18 +35,12 @@ export const MAX_TEMPLATE_TEXT = 1_000_000;
 export const TemplateBody = Type.Object(
   {
     title: NonBlank({ description: 'Unique, case-insensitively' }),
-    content: Type.Optional(
-      Nullable(Type.String({ maxLength: MAX_TEMPLATE_TEXT, description: 'HTML; must contain the [CONTENT] placeholder' })),
-    ),
-    text: Type.Optional(
-      Nullable(Type.String({ maxLength: MAX_TEMPLATE_TEXT, description: 'Plain text; must contain [CONTENT] when given' })),
-    ),
+    content: Type.Optional(Nullable(Type.String({ maxLength: MAX_TEMPLATE_TEXT, description: 'HTML; must contain the [CONTENT] placeholder' }))),
+    text: Type.Optional(Nullable(Type.String({ maxLength: MAX_TEMPLATE_TEXT, description: 'Plain text; must contain [CONTENT] when given' }))),
     list_order: Type.Optional(Nullable(Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 }))),
     check_links: Type.Optional(Type.Boolean({ default: false, description: 'Every link must be a full URL' })),
     check_images: Type.Optional(Type.Boolean({ default: false, description: 'Every image must be a full http(s) URL' })),
-    check_external_images: Type.Optional(
-      Type.Boolean({ default: false, description: 'Every remote image must answer a HEAD request with 200' }),
-    ),
+    check_external_images: Type.Optional(Type.Boolean({ default: false, description: 'Every remote image must answer a HEAD request with 200' })),
   },
   { additionalProperties: false },
 );

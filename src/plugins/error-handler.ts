@@ -63,4 +63,3 @@ function clientErrorMessage(error: FastifyError): string {
       return error.message;
   }
 }
-

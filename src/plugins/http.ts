@@ -117,17 +117,13 @@ export function registerHttpConventions(app: FastifyInstance): void {
   const routes: { method: string; pattern: RegExp }[] = [];
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const pattern = new RegExp(
-      `^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}/?$`,
-    );
+    const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}/?$`);
     for (const method of methods) routes.push({ method, pattern });
   });
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
-    const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))].filter(
-      (m) => m !== 'HEAD',
-    );
+    const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))].filter((m) => m !== 'HEAD');
     if (allowed.length > 0 && request.method !== 'OPTIONS') {
       return reply
         .code(405)

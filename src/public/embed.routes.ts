@@ -22,7 +22,7 @@ export const embedRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getSubscribePageEmbed',
         summary: "The HTML of the page's sign-up form, to paste into another site",
         description:
-          'Built from the page as it is now (active or not; an inactive page answers 404 to the posts). In the page\'s ' +
+          "Built from the page as it is now (active or not; an inactive page answers 404 to the posts). In the page's " +
           '`language`, else English. A post from the snippet lands on the hosted pages: the thank-you page (303), the ' +
           'form with its messages (422), or the wait page (429).',
         params: SubscribePageParams,

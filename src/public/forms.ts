@@ -97,9 +97,7 @@ export function checkboxField(field: FieldCommon & { checked?: boolean; value?: 
 }
 
 /** Radio buttons or checkboxes in a fieldset whose legend is the label; `values` are the ones checked. */
-export function choiceGroup(
-  field: FieldCommon & { kind: 'radio' | 'checkbox'; choices: readonly Choice[]; values?: readonly string[] },
-): string {
+export function choiceGroup(field: FieldCommon & { kind: 'radio' | 'checkbox'; choices: readonly Choice[]; values?: readonly string[] }): string {
   const checked = new Set(field.values ?? []);
   const items = field.choices
     .map((choice, i) => {
@@ -114,8 +112,7 @@ export function choiceGroup(
     .join('');
   return (
     // A fieldset takes no aria-required: its legend says "(required)".
-    `<fieldset id="${field.id}"${describedBy(field)}>` +
-    `<legend>${labelText(field)}</legend>${notes(field)}${items}</fieldset>`
+    `<fieldset id="${field.id}"${describedBy(field)}>` + `<legend>${labelText(field)}</legend>${notes(field)}${items}</fieldset>`
   );
 }
 

@@ -30,7 +30,10 @@ export const publicForwardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   async function target(token: string) {
     const decoded = decodeForwardToken(app.ctx.secrets.linkToken, token);
     if (!decoded) return 'invalid' as const;
-    const [subscriber, campaign] = await Promise.all([findSubscriberByUniqueId(app.ctx.db, decoded.uniqueId), findCampaign(app.ctx.db, decoded.campaignId)]);
+    const [subscriber, campaign] = await Promise.all([
+      findSubscriberByUniqueId(app.ctx.db, decoded.uniqueId),
+      findCampaign(app.ctx.db, decoded.campaignId),
+    ]);
     if (!subscriber || !campaign || !(await received(app.ctx.db, campaign.id, subscriber.id))) return 'not-received' as const;
     return { subscriber, campaign };
   }
@@ -121,7 +124,8 @@ export const publicForwardRoutes: FastifyPluginAsyncTypebox = async (app) => {
           return sendPage(reply, 429, tooManyRequestsPage(lang, seconds), { 'retry-after': String(seconds) });
         }
         if (err instanceof UnprocessableError) return sendPage(reply, 404, notReceivedPage(lang));
-        if (err instanceof ValidationError) return sendPage(reply, 422, forwardFormPage({ ...page, errors: new Map([['friend-0', t('errFriends')]]) }));
+        if (err instanceof ValidationError)
+          return sendPage(reply, 422, forwardFormPage({ ...page, errors: new Map([['friend-0', t('errFriends')]]) }));
         throw err;
       }
       return sendPage(reply, 200, forwardDonePage(lang));

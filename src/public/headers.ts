@@ -52,5 +52,8 @@ export interface PublicPage {
 }
 
 export function sendPage(reply: FastifyReply, status: number, page: PublicPage, extraHeaders: Record<string, string> = {}) {
-  return reply.code(status).headers({ ...pageHeaders(page.policy), ...extraHeaders }).send(page.html);
+  return reply
+    .code(status)
+    .headers({ ...pageHeaders(page.policy), ...extraHeaders })
+    .send(page.html);
 }

@@ -40,7 +40,14 @@ function attributeField(
 ): string {
   const { definition, value } = attribute;
   const type = (definition.type ?? 'textline').toLowerCase();
-  const common = { id: `attr-${definition.id}`, name: `attr_${definition.id}`, label: definition.name, required: definition.required, requiredText, error };
+  const common = {
+    id: `attr-${definition.id}`,
+    name: `attr_${definition.id}`,
+    label: definition.name,
+    required: definition.required,
+    requiredText,
+    error,
+  };
   const stored = value === null ? [] : value.split(',').map((v) => v.trim());
   const current = posted ?? (type === 'checkbox' ? (value === '1' ? ['on'] : []) : stored);
   const choices = definition.options.map((o) => ({ value: String(o.id), label: o.name }));
@@ -81,7 +88,9 @@ export function preferencesPage(input: PreferencesPageInput): PublicPage {
     return e === undefined ? null : e === 'required' ? t('valueRequired') : e;
   };
   const summary = [
-    ...view.attributes.filter((a) => fieldErrors.has(a.definition.id)).map((a) => ({ id: `attr-${a.definition.id}`, message: `${a.definition.name}: ${errorText(a.definition.id)}` })),
+    ...view.attributes
+      .filter((a) => fieldErrors.has(a.definition.id))
+      .map((a) => ({ id: `attr-${a.definition.id}`, message: `${a.definition.name}: ${errorText(a.definition.id)}` })),
     ...(input.emailError ? [{ id: 'email', message: input.emailError }] : []),
   ];
 

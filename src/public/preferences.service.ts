@@ -2,7 +2,17 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { takeStrict } from '../shared/rate-limit.js';
 import { driverCode } from '../shared/errors.js';
-import { loadDefinitionsWithOptions, checkAttributeValue, insertHistory, isEmail, findSubscriberByUniqueId, updateSubscriber, type DefinitionWithOptions, type HistoryOrigin, type SubscriberRow } from '../subscription/index.js';
+import {
+  loadDefinitionsWithOptions,
+  checkAttributeValue,
+  insertHistory,
+  isEmail,
+  findSubscriberByUniqueId,
+  updateSubscriber,
+  type DefinitionWithOptions,
+  type HistoryOrigin,
+  type SubscriberRow,
+} from '../subscription/index.js';
 import { decodePreferencesToken } from '../sending/index.js';
 import * as repo from './preferences.repository.js';
 import { seal, unseal } from './sealed-token.js';
@@ -177,7 +187,13 @@ export async function requestEmailChange(
   const digest = createHash('sha256').update(email.toLowerCase()).digest('base64url');
   const slot = await takeStrict(ctx.db, `page-address:${digest}`, MAIL_WINDOW, 1);
   if (!slot.granted) return { retryAfter: slot.retryAfter };
-  await insertHistory(ctx.db, subscriber.id, origin, 'Updated', 'Asked in the preference centre to change the e-mail address; confirmation sent to the new address');
+  await insertHistory(
+    ctx.db,
+    subscriber.id,
+    origin,
+    'Updated',
+    'Asked in the preference centre to change the e-mail address; confirmation sent to the new address',
+  );
   const taken = (await repo.addressOwner(ctx.db, email)) !== undefined;
   if (taken) return 'sent';
   const token = seal(ctx.secrets.linkToken, EMAIL_CHANGE_DOMAIN, [subscriber.uniqueId, email], EMAIL_CHANGE_DAYS * 86_400);

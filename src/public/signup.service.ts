@@ -1,6 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { loadDefinitionsWithOptions, blacklistedAmong, findSubscribersByEmails, insertSubscribers, insertSubscriptions, isMember, publicListsAmong, upsertAttributeValues, idsOf, requireLivePage, takeSignUp, insertHistory, type DefinitionWithOptions, type ListRow, type PageRow, type HistoryOrigin, type SubscriberRow, type PageLook } from '../subscription/index.js';
+import {
+  loadDefinitionsWithOptions,
+  blacklistedAmong,
+  findSubscribersByEmails,
+  insertSubscribers,
+  insertSubscriptions,
+  isMember,
+  publicListsAmong,
+  upsertAttributeValues,
+  idsOf,
+  requireLivePage,
+  takeSignUp,
+  insertHistory,
+  type DefinitionWithOptions,
+  type ListRow,
+  type PageRow,
+  type HistoryOrigin,
+  type SubscriberRow,
+  type PageLook,
+} from '../subscription/index.js';
 import { pickLanguage, type Lang } from '../shared/i18n.js';
 import type { CheckedSignup } from './signup.form.js';
 import { sendJoinRequests, sendSignupConfirmation } from './signup.mail.js';
@@ -62,9 +81,7 @@ export async function buildSignupForm(
 }
 
 type Found =
-  | { kind: 'barred' }
-  | { kind: 'confirmed'; subscriber: SubscriberRow }
-  | { kind: 'pending'; subscriber: SubscriberRow; createdConfirmed: boolean };
+  { kind: 'barred' } | { kind: 'confirmed'; subscriber: SubscriberRow } | { kind: 'pending'; subscriber: SubscriberRow; createdConfirmed: boolean };
 
 /**
  * One sign-up from the form (already checked). The limits come first, before anything is looked up, so a refusal

@@ -47,7 +47,10 @@ async function targetOf(db: Executor, campaignId: number): Promise<Target | null
   if (!campaign || segmentId === null) return null;
   const segment = await repo.find(db, segmentId);
   if (!segment) {
-    throw ValidationError.field('options.user_selection', `The campaign's segment ${segmentId} (user_selection "segment:${segmentId}") does not exist any more.`);
+    throw ValidationError.field(
+      'options.user_selection',
+      `The campaign's segment ${segmentId} (user_selection "segment:${segmentId}") does not exist any more.`,
+    );
   }
   const checked = checkDefinition(segment.definition, await repo.vocabulary(db), 'segment');
   if (!checked.ok) throw new ValidationError(checked.errors);

@@ -165,9 +165,7 @@ function leaf(c: LeafCondition, of: Correlate): SQL {
           : c.op === 'before'
             ? sql`${column} < ${c.date}::date`
             : sql`${column} >= ${c.date}::date + 1`;
-      return c.listId === null
-        ? test
-        : sql`exists (select 1 from subscriptions m where ${of('m')} and m.list_id = ${c.listId} and ${test})`;
+      return c.listId === null ? test : sql`exists (select 1 from subscriptions m where ${of('m')} and m.list_id = ${c.listId} and ${test})`;
     }
     case 'list': {
       const lists = c.listIds.length === 1 ? sql`m.list_id = ${c.listIds[0]}` : sql`m.list_id = any(${sqlArray(c.listIds, 'int')})`;
@@ -206,7 +204,10 @@ function condition(c: Condition, of: Correlate): SQL {
 function group(g: GroupCondition, of: Correlate): SQL {
   // An empty group is neutral: all of nothing is true, any of nothing is false.
   if (g.conditions.length === 0) return g.match === 'all' ? sql`true` : sql`false`;
-  return sql`(${sql.join(g.conditions.map((c) => condition(c, of)), g.match === 'all' ? sql` and ` : sql` or `)})`;
+  return sql`(${sql.join(
+    g.conditions.map((c) => condition(c, of)),
+    g.match === 'all' ? sql` and ` : sql` or `,
+  )})`;
 }
 
 /**

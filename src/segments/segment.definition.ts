@@ -29,7 +29,14 @@ export type OptionOp = 'any_of' | 'none_of' | 'all_of' | 'is_empty' | 'is_not_em
 /** An attribute condition, checked against the attribute's type; option values resolved to option ids. */
 export type AttributeCondition =
   | { readonly type: 'attribute'; readonly family: 'text'; readonly attributeId: number; readonly op: TextOp; readonly text: string }
-  | { readonly type: 'attribute'; readonly family: 'date'; readonly attributeId: number; readonly op: DateOp; readonly date: string; readonly days: number }
+  | {
+      readonly type: 'attribute';
+      readonly family: 'date';
+      readonly attributeId: number;
+      readonly op: DateOp;
+      readonly date: string;
+      readonly days: number;
+    }
   | { readonly type: 'attribute'; readonly family: 'checkbox'; readonly attributeId: number; readonly op: CheckboxOp }
   | {
       readonly type: 'attribute';
@@ -50,7 +57,13 @@ export type LeafCondition =
   | { readonly type: 'email'; readonly op: EmailOp; readonly text: string }
   | { readonly type: 'confirmed' | 'blacklisted' | 'html_email'; readonly value: boolean }
   | { readonly type: 'bounce_count'; readonly op: CompareOp; readonly value: number }
-  | { readonly type: 'subscribed'; readonly listId: number | null; readonly op: 'before' | 'after' | 'within_last_days'; readonly date: string; readonly days: number }
+  | {
+      readonly type: 'subscribed';
+      readonly listId: number | null;
+      readonly op: 'before' | 'after' | 'within_last_days';
+      readonly date: string;
+      readonly days: number;
+    }
   | { readonly type: 'list'; readonly op: 'member_of' | 'not_member_of'; readonly listIds: readonly number[] }
   | {
       readonly type: 'engagement';
@@ -59,14 +72,23 @@ export type LeafCondition =
       readonly withinLastDays: number | null;
       readonly negate: boolean;
     }
-  | { readonly type: 'clicked_link'; readonly url: string; readonly campaignId: number | null; readonly withinLastDays: number | null; readonly negate: boolean }
+  | {
+      readonly type: 'clicked_link';
+      readonly url: string;
+      readonly campaignId: number | null;
+      readonly withinLastDays: number | null;
+      readonly negate: boolean;
+    }
   | { readonly type: 'bounced'; readonly withinLastDays: number | null; readonly negate: boolean };
 
 export type Condition = GroupCondition | LeafCondition;
 
 /** What the checker needs to know of the database: attribute definitions (with options), and which ids exist. */
 export interface SegmentVocabulary {
-  readonly attributes: ReadonlyMap<number, { readonly name: string; readonly type: string; readonly options: readonly { id: number; name: string }[] }>;
+  readonly attributes: ReadonlyMap<
+    number,
+    { readonly name: string; readonly type: string; readonly options: readonly { id: number; name: string }[] }
+  >;
   readonly listIds: ReadonlySet<number>;
 }
 
@@ -80,7 +102,19 @@ const GROUP_OPTION_OPS: readonly OptionOp[] = [...OPTION_OPS, 'all_of'];
 const EMAIL_OPS: readonly EmailOp[] = ['equals', 'contains', 'not_contains', 'domain_is', 'domain_is_not'];
 const COMPARE_OPS: readonly CompareOp[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'];
 const SUBSCRIBED_OPS = ['before', 'after', 'within_last_days'] as const;
-const LEAF_TYPES = ['attribute', 'email', 'confirmed', 'blacklisted', 'html_email', 'bounce_count', 'subscribed', 'list', 'engagement', 'clicked_link', 'bounced'];
+const LEAF_TYPES = [
+  'attribute',
+  'email',
+  'confirmed',
+  'blacklisted',
+  'html_email',
+  'bounce_count',
+  'subscribed',
+  'list',
+  'engagement',
+  'clicked_link',
+  'bounced',
+];
 
 /** Thrown inside the walk; collected into the error map by checkDefinition. */
 class Bad extends Error {
@@ -97,7 +131,12 @@ const list = (items: readonly string[]) => items.join(', ');
 
 function oneOf<T extends string>(path: string, value: unknown, allowed: readonly T[], what: string): T {
   if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
-    throw new Bad(path, value === undefined ? `The ${what} is missing (one of ${list(allowed)}).` : `"${String(value)}" is not a ${what} here; use one of ${list(allowed)}.`);
+    throw new Bad(
+      path,
+      value === undefined
+        ? `The ${what} is missing (one of ${list(allowed)}).`
+        : `"${String(value)}" is not a ${what} here; use one of ${list(allowed)}.`,
+    );
   }
   return value as T;
 }
@@ -150,7 +189,8 @@ function optionalId(path: string, value: unknown, what: string): number | null {
 
 function bool(path: string, value: unknown, fallback?: boolean): boolean {
   if (value === undefined && fallback !== undefined) return fallback;
-  if (typeof value !== 'boolean') throw new Bad(path, value === undefined ? 'The value is missing (true or false).' : 'The value must be true or false.');
+  if (typeof value !== 'boolean')
+    throw new Bad(path, value === undefined ? 'The value is missing (true or false).' : 'The value must be true or false.');
   return value;
 }
 
@@ -161,29 +201,44 @@ function attributeCondition(path: string, c: Record<string, unknown>, vocabulary
   const type = attribute.type.toLowerCase();
   const fits = (ops: readonly string[]) => `"${String(c.op)}" does not fit the ${type} attribute "${attribute.name}"; use one of ${list(ops)}.`;
   const op = (ops: readonly string[]) => {
-    if (typeof c.op !== 'string' || !ops.includes(c.op)) throw new Bad(`${path}.op`, c.op === undefined ? `The operator is missing (one of ${list(ops)}).` : fits(ops));
+    if (typeof c.op !== 'string' || !ops.includes(c.op))
+      throw new Bad(`${path}.op`, c.op === undefined ? `The operator is missing (one of ${list(ops)}).` : fits(ops));
     return c.op;
   };
   if (type === 'checkbox') return { type: 'attribute', family: 'checkbox', attributeId, op: op(CHECKBOX_OPS) as CheckboxOp };
   if (OPTION_TYPES.has(type)) {
     const multiple = type === 'checkboxgroup';
     const chosen = op(multiple ? GROUP_OPTION_OPS : OPTION_OPS) as OptionOp;
-    if (chosen === 'is_empty' || chosen === 'is_not_empty') return { type: 'attribute', family: 'options', attributeId, op: chosen, multiple, optionIds: [] };
+    if (chosen === 'is_empty' || chosen === 'is_not_empty')
+      return { type: 'attribute', family: 'options', attributeId, op: chosen, multiple, optionIds: [] };
     const raw = Array.isArray(c.value) ? c.value : c.value === undefined ? undefined : [c.value];
     if (!raw || raw.length === 0) throw new Bad(`${path}.value`, `The options are missing: a list of option ids or names of "${attribute.name}".`);
     if (raw.length > MAX_ITEMS) throw new Bad(`${path}.value`, `At most ${MAX_ITEMS} options.`);
     const optionIds = raw.map((item, i) => {
       const name = text(`${path}.value[${i}]`, item, 'option');
       const found =
-        attribute.options.find((o) => String(o.id) === name.trim()) ?? attribute.options.find((o) => o.name.toLowerCase() === name.trim().toLowerCase());
-      if (!found) throw new Bad(`${path}.value[${i}]`, `"${name}" is not an option of "${attribute.name}" (${list(attribute.options.map((o) => o.name)) || 'none defined'}).`);
+        attribute.options.find((o) => String(o.id) === name.trim()) ??
+        attribute.options.find((o) => o.name.toLowerCase() === name.trim().toLowerCase());
+      if (!found)
+        throw new Bad(
+          `${path}.value[${i}]`,
+          `"${name}" is not an option of "${attribute.name}" (${list(attribute.options.map((o) => o.name)) || 'none defined'}).`,
+        );
       return String(found.id);
     });
     return { type: 'attribute', family: 'options', attributeId, op: chosen, multiple, optionIds: [...new Set(optionIds)] };
   }
   if (type === 'date') {
     const chosen = op(DATE_OPS) as DateOp;
-    if (chosen === 'within_last_days') return { type: 'attribute', family: 'date', attributeId, op: chosen, date: '', days: positive(`${path}.value`, c.value, MAX_DAYS, 'number of days') };
+    if (chosen === 'within_last_days')
+      return {
+        type: 'attribute',
+        family: 'date',
+        attributeId,
+        op: chosen,
+        date: '',
+        days: positive(`${path}.value`, c.value, MAX_DAYS, 'number of days'),
+      };
     if (chosen === 'is_empty' || chosen === 'is_not_empty') return { type: 'attribute', family: 'date', attributeId, op: chosen, date: '', days: 0 };
     return { type: 'attribute', family: 'date', attributeId, op: chosen, date: day(`${path}.value`, c.value), days: 0 };
   }
@@ -201,7 +256,8 @@ function leaf(path: string, c: Record<string, unknown>, vocabulary: SegmentVocab
     case 'email': {
       const op = oneOf(`${path}.op`, c.op, EMAIL_OPS, 'operator');
       const value = nonEmptyText(`${path}.value`, c.value);
-      if ((op === 'domain_is' || op === 'domain_is_not') && value.includes('@')) throw new Bad(`${path}.value`, 'A domain is the part after the @, without it.');
+      if ((op === 'domain_is' || op === 'domain_is_not') && value.includes('@'))
+        throw new Bad(`${path}.value`, 'A domain is the part after the @, without it.');
       return { type: 'email', op, text: value.trim() };
     }
     case 'confirmed':

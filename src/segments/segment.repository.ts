@@ -12,23 +12,34 @@ import type { SegmentVocabulary } from './segment.definition.js';
 export type SegmentRow = typeof segments.$inferSelect;
 
 export async function vocabulary(db: Executor): Promise<SegmentVocabulary> {
-  const definitions = await db.select({ id: attributeDefinitions.id, name: attributeDefinitions.name, type: attributeDefinitions.type }).from(attributeDefinitions);
+  const definitions = await db
+    .select({ id: attributeDefinitions.id, name: attributeDefinitions.name, type: attributeDefinitions.type })
+    .from(attributeDefinitions);
   const options = await db
     .select({ id: attributeOptions.id, definitionId: attributeOptions.definitionId, name: attributeOptions.name })
     .from(attributeOptions)
     .orderBy(asc(attributeOptions.listOrder), asc(attributeOptions.id));
   const listRows = await db.select({ id: lists.id }).from(lists);
-  const attributes = new Map(definitions.map((d) => [d.id, { name: d.name, type: d.type ?? 'textline', options: [] as { id: number; name: string }[] }]));
+  const attributes = new Map(
+    definitions.map((d) => [d.id, { name: d.name, type: d.type ?? 'textline', options: [] as { id: number; name: string }[] }]),
+  );
   for (const o of options) attributes.get(o.definitionId)?.options.push({ id: o.id, name: o.name });
   return { attributes, listIds: new Set(listRows.map((l) => l.id)) };
 }
 
-export async function insert(db: Executor, row: { name: string; description: string | null; definition: unknown; createdBy: number }): Promise<SegmentRow> {
+export async function insert(
+  db: Executor,
+  row: { name: string; description: string | null; definition: unknown; createdBy: number },
+): Promise<SegmentRow> {
   const [stored] = await db.insert(segments).values(row).returning();
   return stored!;
 }
 
-export async function update(db: Executor, id: number, row: { name: string; description: string | null; definition: unknown }): Promise<SegmentRow | undefined> {
+export async function update(
+  db: Executor,
+  id: number,
+  row: { name: string; description: string | null; definition: unknown },
+): Promise<SegmentRow | undefined> {
   const [stored] = await db
     .update(segments)
     .set({ ...row, updatedAt: sql`now()` })

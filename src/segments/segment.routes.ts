@@ -2,16 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { callerOf } from '../plugins/auth.js';
 import { Page, PageQuery } from '../shared/pagination.js';
 import { errorResponses } from '../shared/schemas.js';
-import {
-  DefinitionBody,
-  MatchPage,
-  MatchPageQuery,
-  PreviewBody,
-  Segment,
-  SegmentBody,
-  SegmentCount,
-  SegmentParams,
-} from './segment.schemas.js';
+import { DefinitionBody, MatchPage, MatchPageQuery, PreviewBody, Segment, SegmentBody, SegmentCount, SegmentParams } from './segment.schemas.js';
 import * as service from './segment.service.js';
 
 const tags = ['segments'];
@@ -25,7 +16,13 @@ export const segmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/segments',
     {
       onRequest,
-      schema: { tags, operationId: 'listSegments', summary: 'Saved segments (cursor pages)', querystring: PageQuery, response: { 200: Page(Segment), ...errorResponses(403) } },
+      schema: {
+        tags,
+        operationId: 'listSegments',
+        summary: 'Saved segments (cursor pages)',
+        querystring: PageQuery,
+        response: { 200: Page(Segment), ...errorResponses(403) },
+      },
     },
     async (request) => service.list(app.ctx, request.query),
   );
@@ -79,7 +76,13 @@ export const segmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/segments/:segmentId',
     {
       onRequest,
-      schema: { tags, operationId: 'getSegment', summary: 'One saved segment', params: SegmentParams, response: { 200: Segment, ...errorResponses(403, 404) } },
+      schema: {
+        tags,
+        operationId: 'getSegment',
+        summary: 'One saved segment',
+        params: SegmentParams,
+        response: { 200: Segment, ...errorResponses(403, 404) },
+      },
     },
     async (request) => service.get(app.ctx, request.params.segmentId),
   );

@@ -113,7 +113,12 @@ export const SEGMENT_COMPONENTS: Record<string, Record<string, unknown>> = {
       match: { type: 'string', enum: ['all', 'any'] },
       conditions: {
         type: 'array',
-        items: { anyOf: [{ $ref: '#/components/schemas/SegmentGroup' }, ...Object.keys(conditionSchemas).map((k) => ({ $ref: `#/components/schemas/${k}` }))] },
+        items: {
+          anyOf: [
+            { $ref: '#/components/schemas/SegmentGroup' },
+            ...Object.keys(conditionSchemas).map((k) => ({ $ref: `#/components/schemas/${k}` })),
+          ],
+        },
       },
     },
   },
@@ -152,7 +157,9 @@ export type DefinitionBody = Static<typeof DefinitionBody>;
 export const SegmentCount = Type.Object({ count: Type.Integer({ minimum: 0, description: 'Subscribers matching now' }) });
 
 export const MatchPageQuery = Type.Object({
-  after_id: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0, description: 'Return subscribers with id greater than this' })),
+  after_id: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0, description: 'Return subscribers with id greater than this' }),
+  ),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
 });
 export type MatchPageQuery = Static<typeof MatchPageQuery>;

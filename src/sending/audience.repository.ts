@@ -199,13 +199,7 @@ export interface Chunk {
  * statement, so they cannot drift from the records. Records are inserted in subscriber order, so a campaign goes
  * out in a stable order. (The campaign row is not written here: see stampFrozen.)
  */
-export async function freezeChunk(
-  tx: Executor,
-  campaignId: number,
-  source: PendingSource,
-  size: number,
-  segment: SQL | null = null,
-): Promise<Chunk> {
+export async function freezeChunk(tx: Executor, campaignId: number, source: PendingSource, size: number, segment: SQL | null = null): Promise<Chunk> {
   const walk =
     source.listId === null
       ? // The segment is the audience: subscribers by id, those it matches.
@@ -228,12 +222,9 @@ export async function freezeChunk(
                 frozen_at = case when span.scanned < ${size} then now() end
             from span
             where a.campaign_id = ${campaignId} and a.list_id = ${source.listId}`;
-  const otherLists =
-    source.listId === null ? sql`true` : sql`o.list_id <> ${source.listId}`;
+  const otherLists = source.listId === null ? sql`true` : sql`o.list_id <> ${source.listId}`;
   const otherSegment =
-    source.listId === null
-      ? sql`false`
-      : sql`exists (select 1 from campaign_segments g where g.campaign_id = ${campaignId} and g.frozen_at is null)`;
+    source.listId === null ? sql`false` : sql`exists (select 1 from campaign_segments g where g.campaign_id = ${campaignId} and g.frozen_at is null)`;
   const [row] = await queryRows<Chunk>(
     tx,
     sql`with chunk as (${walk}),

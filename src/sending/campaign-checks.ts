@@ -43,13 +43,23 @@ function htmlChecks(source: string, part: CheckPart): Check[] {
         if ((name === 'a' || name === 'area') && attribs.href !== undefined) {
           const href = attribs.href.trim();
           if (!href.startsWith('#') && !/^tel:/i.test(href) && linksNotFull([href]).length > 0) {
-            found.push({ code: 'link_not_full_url', message: `The link "${href}" is not a full URL (https://…): it will not work in a mail.`, part, line });
+            found.push({
+              code: 'link_not_full_url',
+              message: `The link "${href}" is not a full URL (https://…): it will not work in a mail.`,
+              part,
+              line,
+            });
           }
         }
         if (name === 'img' && attribs.src !== undefined) {
           const src = attribs.src.trim();
           if (!isFullHttpUrl(src) && !/^(data|cid):/i.test(src)) {
-            found.push({ code: 'image_not_full_url', message: `The image "${src}" is not a full URL (https://…): it will not show in a mail.`, part, line });
+            found.push({
+              code: 'image_not_full_url',
+              message: `The image "${src}" is not a full URL (https://…): it will not show in a mail.`,
+              part,
+              line,
+            });
           }
         }
       },

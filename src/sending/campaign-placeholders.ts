@@ -28,6 +28,10 @@ export async function campaignPlaceholders(ctx: AppContext): Promise<Placeholder
     .map((name) => name.replace(/\s+/g, ' ').trim())
     .filter((name) => name && !/[[\]<>"/:%\r\n]/.test(name))
     .sort((a, b) => a.localeCompare(b))
-    .map((name): Item => ({ placeholder: `[${name.toUpperCase()}]`, description: `The subscriber's "${name}" attribute (write [${name.toUpperCase()}%%fallback] for a default)`, kind: 'attribute' }));
+    .map((name): Item => ({
+      placeholder: `[${name.toUpperCase()}]`,
+      description: `The subscriber's "${name}" attribute (write [${name.toUpperCase()}%%fallback] for a default)`,
+      kind: 'attribute',
+    }));
   return { items: [...FIXED.slice(0, 5), ...attributes, ...FIXED.slice(5)] };
 }

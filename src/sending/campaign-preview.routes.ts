@@ -26,7 +26,7 @@ export const campaignPreviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         operationId: 'previewCampaign',
-        summary: 'The campaign rendered for one subscriber by the sender\'s composer (ours)',
+        summary: "The campaign rendered for one subscriber by the sender's composer (ours)",
         description:
           'Placeholders filled, template applied, links as written (no tracked links stored), no open pixel; nothing ' +
           'is sent or recorded. Give `subscriber_id` or `email` (422 for both or neither); 404 `Subscriber not found.`',

@@ -43,7 +43,7 @@ export async function previewCampaign(ctx: AppContext, campaignId: number, body:
   try {
     rendered = compiled.render(recipient, null);
   } catch (err) {
-    if (err instanceof RecipientError) throw ValidationError.field('subscriber', 'This subscriber\'s address cannot be written into a mail.');
+    if (err instanceof RecipientError) throw ValidationError.field('subscriber', "This subscriber's address cannot be written into a mail.");
     throw err;
   }
   // Inline (cid:) images come back as data: URIs, so the preview shows them without a request to the service.

@@ -66,9 +66,7 @@ export async function insertRepeatCopy(tx: Executor, sourceId: number, uniqueId:
         returning id`,
   );
   const id = row!.id;
-  await tx.execute(
-    sql`insert into list_campaigns (campaign_id, list_id) select ${id}, list_id from list_campaigns where campaign_id = ${sourceId}`,
-  );
+  await tx.execute(sql`insert into list_campaigns (campaign_id, list_id) select ${id}, list_id from list_campaigns where campaign_id = ${sourceId}`);
   await tx.execute(
     sql`insert into attachments (campaign_id, filename, mime_type, size, description, content_hash)
         select ${id}, filename, mime_type, size, description, content_hash from attachments where campaign_id = ${sourceId}
@@ -89,9 +87,6 @@ export async function pauseReason(db: Executor, campaignId: number): Promise<{ r
 
 /** The campaign's current run of failures with no success in between, all workers together. */
 export async function consecutiveFailures(db: Executor, campaignId: number): Promise<number> {
-  const rows = await queryRows<{ n: number }>(
-    db,
-    sql`select consecutive_failures as n from campaign_send_states where campaign_id = ${campaignId}`,
-  );
+  const rows = await queryRows<{ n: number }>(db, sql`select consecutive_failures as n from campaign_send_states where campaign_id = ${campaignId}`);
   return rows[0]?.n ?? 0;
 }

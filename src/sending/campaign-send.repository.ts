@@ -5,7 +5,10 @@ import type { DeliveryStatus } from './campaign-send.schemas.js';
 
 /** The ids among these that are lists. */
 export async function existingListIds(db: Executor, ids: readonly number[]): Promise<Set<number>> {
-  const rows = await db.select({ id: lists.id }).from(lists).where(inArray(lists.id, [...ids]));
+  const rows = await db
+    .select({ id: lists.id })
+    .from(lists)
+    .where(inArray(lists.id, [...ids]));
   return new Set(rows.map((r) => r.id));
 }
 
@@ -33,4 +36,3 @@ export async function listDeliveries(db: Executor, campaignId: number, status: D
   const [total] = await db.select({ n: count() }).from(deliveries).where(filter);
   return { rows, total: total?.n ?? 0 };
 }
-

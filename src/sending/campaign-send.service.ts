@@ -64,21 +64,19 @@ export async function listDeliveries(ctx: AppContext, id: number, query: Deliver
   await requireCampaign(ctx, id);
   const limit = query.limit ?? 25;
   const { rows, total } = await repo.listDeliveries(ctx.db, id, query.status, query.after_id ?? 0, limit);
-  const items = rows.map(
-    (r): Delivery => ({
-      id: r.id,
-      subscriber_id: r.subscriberId,
-      email: r.email,
-      status: r.status as DeliveryStatus,
-      attempts: r.attempts,
-      last_response: r.lastResponse,
-      queued_at: toAtom(r.queuedAt),
-      sent_at: toAtom(r.sentAt),
-      updated_at: toAtom(r.updatedAt),
-      // Only a queued record has a next attempt; for the others the column is history, not a plan.
-      next_attempt_at: r.status === 'queued' ? toAtom(r.nextAttemptAt) : null,
-    }),
-  );
+  const items = rows.map((r): Delivery => ({
+    id: r.id,
+    subscriber_id: r.subscriberId,
+    email: r.email,
+    status: r.status as DeliveryStatus,
+    attempts: r.attempts,
+    last_response: r.lastResponse,
+    queued_at: toAtom(r.queuedAt),
+    sent_at: toAtom(r.sentAt),
+    updated_at: toAtom(r.updatedAt),
+    // Only a queued record has a next attempt; for the others the column is history, not a plan.
+    next_attempt_at: r.status === 'queued' ? toAtom(r.nextAttemptAt) : null,
+  }));
   return toPage(items, total, limit, (d) => d.id);
 }
 

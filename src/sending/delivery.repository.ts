@@ -145,10 +145,31 @@ export async function recordOutcomes(
   const [row] = await queryRows<{ sent: number; failed: number; skipped: number; retried: number; run: number }>(
     db,
     sql`with v as (
-          select * from unnest(${sqlArray(column((o) => o.id), 'bigint')}, ${sqlArray(column((o) => o.status), 'text')},
-            ${sqlArray(column((o) => o.attempts), 'int')}, ${sqlArray(column((o) => o.response), 'text')},
-            ${sqlArray(column((o) => o.format), 'text')}, ${sqlArray(column((o) => o.messageId), 'text')},
-            ${sqlArray(column((o) => o.nextAttemptAt?.toISOString() ?? null), 'timestamptz')})
+          select * from unnest(${sqlArray(
+            column((o) => o.id),
+            'bigint',
+          )}, ${sqlArray(
+            column((o) => o.status),
+            'text',
+          )},
+            ${sqlArray(
+              column((o) => o.attempts),
+              'int',
+            )}, ${sqlArray(
+              column((o) => o.response),
+              'text',
+            )},
+            ${sqlArray(
+              column((o) => o.format),
+              'text',
+            )}, ${sqlArray(
+              column((o) => o.messageId),
+              'text',
+            )},
+            ${sqlArray(
+              column((o) => o.nextAttemptAt?.toISOString() ?? null),
+              'timestamptz',
+            )})
             as v(id, status, attempts, response, format, message_id, next_attempt_at)
         ),
         done as (

@@ -50,10 +50,7 @@ function checkRate(ctx: AppContext, times: Date[], wanted: number, now: number):
   const mustExpire = times.length + wanted - limit;
   const freedAt = wanted > limit ? undefined : times[mustExpire - 1];
   const retryAfter = freedAt ? (freedAt.getTime() + WINDOW_MS - now) / 1000 : WINDOW_MS / 1000;
-  throw new TooManyRequestsError(
-    `Forward limit reached: a subscriber may forward at most ${limit} messages in 24 hours.`,
-    retryAfter,
-  );
+  throw new TooManyRequestsError(`Forward limit reached: a subscriber may forward at most ${limit} messages in 24 hours.`, retryAfter);
 }
 
 export async function forward(ctx: AppContext, campaignId: number, body: ForwardBody): Promise<ForwardResult> {
@@ -68,10 +65,7 @@ export async function forward(ctx: AppContext, campaignId: number, body: Forward
   const reserved = await ctx.db.transaction(async (tx) => {
     await repo.lockForward(tx, campaignId, forwarder.id);
     const lowered = recipients.map((r) => r.toLowerCase());
-    const [already, blocked] = await Promise.all([
-      repo.alreadyForwarded(tx, campaignId, lowered),
-      repo.blacklistedAmong(tx, lowered),
-    ]);
+    const [already, blocked] = await Promise.all([repo.alreadyForwarded(tx, campaignId, lowered), repo.blacklistedAmong(tx, lowered)]);
     const fresh = recipients.filter((r) => !already.has(r.toLowerCase()));
     const now = Date.now();
     const times = await repo.forwardTimes(tx, forwarder.id, new Date(now - WINDOW_MS), ctx.config.forward.rateLimit + recipients.length);

@@ -12,7 +12,12 @@ export async function subscribersByEmails(db: Executor, emails: readonly string[
   return db
     .select({ id: subscribers.id, email: subscribers.email, blacklisted: subscribers.blacklisted })
     .from(subscribers)
-    .where(inArray(sql`lower(${subscribers.email})`, emails.map((e) => e.toLowerCase())));
+    .where(
+      inArray(
+        sql`lower(${subscribers.email})`,
+        emails.map((e) => e.toLowerCase()),
+      ),
+    );
 }
 
 /** Which of these addresses are on the blacklist, lower-cased. */
@@ -21,6 +26,11 @@ export async function blacklistedEmails(db: Executor, emails: readonly string[])
   const rows = await db
     .select({ email: sql<string>`lower(${blacklist.email})` })
     .from(blacklist)
-    .where(inArray(sql`lower(${blacklist.email})`, emails.map((e) => e.toLowerCase())));
+    .where(
+      inArray(
+        sql`lower(${blacklist.email})`,
+        emails.map((e) => e.toLowerCase()),
+      ),
+    );
   return new Set(rows.map((r) => r.email));
 }

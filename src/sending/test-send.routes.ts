@@ -24,7 +24,7 @@ export const testSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Renders the campaign exactly as a send would (template, personalisation, tracking, attachments) for each ' +
           'listed subscriber and sends it at once. No delivery records, counters or status change. 404 ' +
           '`Subscriber with email does not exists.` when an address is not a subscriber; 422 for a blacklisted one; ' +
-          '409 when the campaign cannot be composed (an attachment\'s file is missing); 502 when the mail server refuses ' +
+          "409 when the campaign cannot be composed (an attachment's file is missing); 502 when the mail server refuses " +
           'a message.',
         params: CampaignParams,
         body: TestSendBody,

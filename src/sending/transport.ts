@@ -79,7 +79,9 @@ export function createTransport(
 ): Transport {
   const urls = smtpUrls(config.smtpUrl);
   const transport = urls.length > 0 ? smtpTransport(urls, options) : outboxTransport(join(config.dataDir, 'outbox'));
-  return config.dkim && config.dkim.length > 0 ? signingTransport(transport, createDkimSigner(config.dkim, { onUnsigned: options.onUnsigned })) : transport;
+  return config.dkim && config.dkim.length > 0
+    ? signingTransport(transport, createDkimSigner(config.dkim, { onUnsigned: options.onUnsigned }))
+    : transport;
 }
 
 interface NodemailerError {

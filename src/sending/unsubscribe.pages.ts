@@ -80,7 +80,11 @@ export function forwardedPage(lang: Lang): PublicPage {
 export function invalidPage(lang: Lang): PublicPage {
   const t = translator(unsubscribe, lang);
   const e = translator(errors, lang);
-  return page(lang, t('title'), `<h1>${escapeHtml(t('invalidTitle'))}</h1><p>${escapeHtml(e('invalidText'))}</p><p>${escapeHtml(e('invalidHelp'))}</p>`);
+  return page(
+    lang,
+    t('title'),
+    `<h1>${escapeHtml(t('invalidTitle'))}</h1><p>${escapeHtml(e('invalidText'))}</p><p>${escapeHtml(e('invalidHelp'))}</p>`,
+  );
 }
 
 export function expiredPage(lang: Lang): PublicPage {

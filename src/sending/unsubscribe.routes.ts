@@ -106,7 +106,9 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const via = form.confirm !== undefined ? 'page' : 'one-click';
       const lang = langOf(request);
       // Control characters (line breaks aside) are dropped: the reason ends up in an administrator's view.
-      const reason = withoutControls(form.reason ?? '').trim().slice(0, MAX_REASON);
+      const reason = withoutControls(form.reason ?? '')
+        .trim()
+        .slice(0, MAX_REASON);
       const done = await service.unsubscribe(app.ctx, request.params.token, via, originOf(request), reason);
       if (!done) return html(reply, 404, invalidPage(lang));
       if (done === service.FORWARDED) {
@@ -115,7 +117,11 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       if (answersHtml(request, form)) {
         const resubscribe = done.resubscribe ? { token: done.resubscribe, days: service.RESUBSCRIBE_DAYS } : null;
-        return html(reply, 200, donePage({ lang, maskedEmail: done.maskedEmail, removed: done.removed, resubscribe, preferencesUrl: preferencesUrl(app.ctx, done) }));
+        return html(
+          reply,
+          200,
+          donePage({ lang, maskedEmail: done.maskedEmail, removed: done.removed, resubscribe, preferencesUrl: preferencesUrl(app.ctx, done) }),
+        );
       }
       return reply.code(200).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send('Unsubscribed.\n');
     },

@@ -37,10 +37,7 @@ async function resolve(ctx: AppContext, token: string): Promise<UnsubscribeTarge
   const decoded = decodeUnsubscribeToken(ctx.secrets.linkToken, token);
   if (!decoded) return null;
   if (decoded.uniqueId === FORWARDED) return FORWARDED;
-  const [subscriber, campaign] = await Promise.all([
-    findSubscriberByUniqueId(ctx.db, decoded.uniqueId),
-    findCampaign(ctx.db, decoded.campaignId),
-  ]);
+  const [subscriber, campaign] = await Promise.all([findSubscriberByUniqueId(ctx.db, decoded.uniqueId), findCampaign(ctx.db, decoded.campaignId)]);
   if (!subscriber || !campaign) return null;
   return { subscriberId: subscriber.id, uniqueId: subscriber.uniqueId, campaignId: campaign.id, maskedEmail: maskEmail(subscriber.email) };
 }
@@ -106,12 +103,22 @@ export async function resubscribe(ctx: AppContext, token: string, origin: Histor
   const [uniqueId = '', ids = ''] = opened.fields;
   const subscriber = await findSubscriberByUniqueId(ctx.db, uniqueId);
   if (!subscriber) return null;
-  const listIds = ids.split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+  const listIds = ids
+    .split(',')
+    .map(Number)
+    .filter((n) => Number.isInteger(n) && n > 0);
   const lists = await ctx.db.transaction(async (tx) => {
     const existing = await repo.listNames(tx, listIds);
-    const added = await addSubscriptions(tx, subscriber.id, existing.map((l) => l.id));
+    const added = await addSubscriptions(
+      tx,
+      subscriber.id,
+      existing.map((l) => l.id),
+    );
     if (added.length > 0) {
-      const names = existing.filter((l) => added.includes(l.id)).map((l) => `"${l.name}" (#${l.id})`).join(', ');
+      const names = existing
+        .filter((l) => added.includes(l.id))
+        .map((l) => `"${l.name}" (#${l.id})`)
+        .join(', ');
       await insertHistory(tx, subscriber.id, origin, 'Subscribed', `Resubscribed to ${names} from the unsubscribe page`);
     }
     return existing;

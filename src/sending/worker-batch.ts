@@ -50,9 +50,8 @@ const ROUTABLE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export async function runBatch(env: BatchEnv, campaignId: number): Promise<BatchResult> {
   const { ctx, settings, workerId } = env;
   let want = settings.batchSize;
-  const global = settings.rate > 0
-    ? (await takeTokens(ctx.db, [{ key: GLOBAL_KEY, windowSeconds: 1, want, limit: settings.rate }])).get(GLOBAL_KEY)!
-    : null;
+  const global =
+    settings.rate > 0 ? (await takeTokens(ctx.db, [{ key: GLOBAL_KEY, windowSeconds: 1, want, limit: settings.rate }])).get(GLOBAL_KEY)! : null;
   if (global) {
     if (global.granted === 0) return { claimed: 0, sent: 0, waitUntil: global.windowEnd };
     want = global.granted;
@@ -62,9 +61,12 @@ export async function runBatch(env: BatchEnv, campaignId: number): Promise<Batch
   if (claimed.length === 0) return { claimed: 0, sent: 0 };
 
   const held = new Set(claimed.map((c) => c.id));
-  const heartbeat = setInterval(() => {
-    ledger.extendLease(ctx.db, [...held], workerId, settings.leaseSeconds).catch((err: unknown) => ctx.log.warn({ err }, 'lease renewal failed'));
-  }, Math.max(1000, (settings.leaseSeconds * 1000) / 3));
+  const heartbeat = setInterval(
+    () => {
+      ledger.extendLease(ctx.db, [...held], workerId, settings.leaseSeconds).catch((err: unknown) => ctx.log.warn({ err }, 'lease renewal failed'));
+    },
+    Math.max(1000, (settings.leaseSeconds * 1000) / 3),
+  );
   heartbeat.unref();
   try {
     return await sendClaimed(env, campaignId, claimed, held, global);
@@ -78,7 +80,13 @@ export async function runBatch(env: BatchEnv, campaignId: number): Promise<Batch
 }
 
 /** `grant`: the global rate tokens the batch reserved; what it does not send goes back, so only messages sent count. */
-async function sendClaimed(env: BatchEnv, campaignId: number, claimed: ClaimedDelivery[], held: Set<number>, grant: Grant | null): Promise<BatchResult> {
+async function sendClaimed(
+  env: BatchEnv,
+  campaignId: number,
+  claimed: ClaimedDelivery[],
+  held: Set<number>,
+  grant: Grant | null,
+): Promise<BatchResult> {
   const { ctx, settings, workerId } = env;
   const compiled = await compileOrSuspend(env, campaignId, claimed.length, held, grant);
   if (!compiled) return { claimed: claimed.length, sent: 0, stopped: true };
@@ -86,7 +94,12 @@ async function sendClaimed(env: BatchEnv, campaignId: number, claimed: ClaimedDe
   const { skipped, sendable } = await screenRecipients(ctx, claimed);
   const deferred = await overDomainLimits(env, sendable);
   const deferredIds = new Set(deferred.rows);
-  const sending = await sendWithinSlots(env, campaignId, compiled, sendable.filter((s) => !deferredIds.has(s.delivery.id)));
+  const sending = await sendWithinSlots(
+    env,
+    campaignId,
+    compiled,
+    sendable.filter((s) => !deferredIds.has(s.delivery.id)),
+  );
   const outcomes = [...skipped, ...sending.outcomes];
   const unsent = sending.unsent;
 
@@ -144,8 +157,18 @@ interface Sendable {
  * on the subscriber as they are now, not as at submission: loaded in one query, the blacklist checked in another.
  */
 async function screenRecipients(ctx: AppContext, claimed: ClaimedDelivery[]): Promise<{ skipped: Outcome[]; sendable: Sendable[] }> {
-  const recipients = new Map((await loadRecipients(ctx, claimed.map((c) => c.subscriberId))).map((r) => [r.subscriberId, r]));
-  const listed = await blacklistedAmong(ctx.db, [...recipients.values()].map((r) => r.email));
+  const recipients = new Map(
+    (
+      await loadRecipients(
+        ctx,
+        claimed.map((c) => c.subscriberId),
+      )
+    ).map((r) => [r.subscriberId, r]),
+  );
+  const listed = await blacklistedAmong(
+    ctx.db,
+    [...recipients.values()].map((r) => r.email),
+  );
   const skipped: Outcome[] = [];
   const sendable: Sendable[] = [];
   for (const delivery of claimed) {
@@ -258,10 +281,7 @@ function settle(delivery: ClaimedDelivery, status: Outcome['status'], response: 
  * Reserves each recipient domain's share of its window for this batch (one statement for all domains). Rows beyond
  * a domain's share wait for its next window.
  */
-async function overDomainLimits(
-  env: BatchEnv,
-  sendable: readonly Sendable[],
-): Promise<{ rows: number[]; until: Date | null }> {
+async function overDomainLimits(env: BatchEnv, sendable: readonly Sendable[]): Promise<{ rows: number[]; until: Date | null }> {
   const { domainRate, domainWindowSeconds } = env.settings;
   if (domainRate <= 0 || sendable.length === 0) return { rows: [], until: null };
   const byDomain = new Map<string, number[]>();

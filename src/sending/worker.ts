@@ -226,8 +226,16 @@ export function startWorker(ctx: AppContext, options: WorkerOptions = {}): SendW
 
 function definedOnly(options: Partial<SendingConfig>): Partial<SendingConfig> {
   const keys: (keyof SendingConfig)[] = [
-    'batchSize', 'concurrency', 'leaseSeconds', 'maxAttempts', 'retryDelaySeconds',
-    'failurePause', 'rate', 'domainRate', 'domainWindowSeconds', 'pollMs',
+    'batchSize',
+    'concurrency',
+    'leaseSeconds',
+    'maxAttempts',
+    'retryDelaySeconds',
+    'failurePause',
+    'rate',
+    'domainRate',
+    'domainWindowSeconds',
+    'pollMs',
   ];
   return Object.fromEntries(keys.filter((k) => options[k] !== undefined).map((k) => [k, options[k]]));
 }

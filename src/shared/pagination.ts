@@ -6,9 +6,7 @@ export const MAX_LIMIT = 100;
 /** Cursor query of every paginated list (reference §3). Lenient: bad values are normalised, never rejected. */
 export const PageQuery = Type.Object({
   after_id: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Return items with id greater than this' })),
-  limit: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: 'Page size, clamped to 1..100' }),
-  ),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: 'Page size, clamped to 1..100' })),
 });
 export type PageQuery = Static<typeof PageQuery>;
 

@@ -30,8 +30,20 @@ export async function takeTokens(db: Executor, wants: readonly Want[]): Promise<
   if (wants.length === 0) return new Map();
   const grants = await queryRows(
     db,
-    sql`select * from send_rate_take(${sqlArray(wants.map((w) => w.key), 'text')}, ${sqlArray(wants.map((w) => w.windowSeconds), 'int')},
-          ${sqlArray(wants.map((w) => w.want), 'int')}, ${sqlArray(wants.map((w) => w.limit), 'int')})`,
+    sql`select * from send_rate_take(${sqlArray(
+      wants.map((w) => w.key),
+      'text',
+    )}, ${sqlArray(
+      wants.map((w) => w.windowSeconds),
+      'int',
+    )},
+          ${sqlArray(
+            wants.map((w) => w.want),
+            'int',
+          )}, ${sqlArray(
+            wants.map((w) => w.limit),
+            'int',
+          )})`,
     toGrant,
   );
   return new Map(grants.map((g) => [g.key, g]));
@@ -51,11 +63,10 @@ export async function giveBack(db: Executor, grant: Grant, unused: number): Prom
  * 046_rate_take_strict.sql), for limits outside the sender, e.g. the mails of public forms. Windows up to a day.
  */
 export async function takeStrict(db: Executor, key: string, windowSeconds: number, limit: number) {
-  const [taken] = await queryRows(
-    db,
-    sql`select * from rate_take_strict(${key}, ${windowSeconds}::int, ${limit}::int)`,
-    (row) => ({ granted: bool(row, 'r_granted'), retryAfter: num(row, 'r_retry_after') }),
-  );
+  const [taken] = await queryRows(db, sql`select * from rate_take_strict(${key}, ${windowSeconds}::int, ${limit}::int)`, (row) => ({
+    granted: bool(row, 'r_granted'),
+    retryAfter: num(row, 'r_retry_after'),
+  }));
   return taken!;
 }
 

@@ -58,11 +58,7 @@ export function checkAttributeValue(definition: DefinitionLike, raw: unknown): C
   }
 
   if (type === 'checkboxgroup') {
-    const parts = Array.isArray(raw)
-      ? raw.map(String)
-      : typeof raw === 'string' || typeof raw === 'number'
-        ? String(raw).split(',')
-        : null;
+    const parts = Array.isArray(raw) ? raw.map(String) : typeof raw === 'string' || typeof raw === 'number' ? String(raw).split(',') : null;
     if (parts === null) return { ok: false, reason: 'A checkboxgroup value must be a list of options.' };
     const ids: number[] = [];
     for (const part of parts.map((p) => p.trim()).filter((p) => p !== '')) {

@@ -3,17 +3,7 @@ import { Id, IdParam, NonBlank, Nullable } from '../shared/schemas.js';
 import { Subscriber } from './subscriber.schemas.js';
 
 /** The types a subscriber attribute may have (reference §7.7); `text` and `number` exist in phpList but are refused. */
-export const ATTRIBUTE_TYPES = [
-  'textline',
-  'hidden',
-  'creditcardno',
-  'select',
-  'date',
-  'checkbox',
-  'textarea',
-  'radio',
-  'checkboxgroup',
-] as const;
+export const ATTRIBUTE_TYPES = ['textline', 'hidden', 'creditcardno', 'select', 'date', 'checkbox', 'textarea', 'radio', 'checkboxgroup'] as const;
 export type AttributeType = (typeof ATTRIBUTE_TYPES)[number];
 
 /** Types whose values are options (reference §7.7 "multi-valued"); a type may change only within its family. */
@@ -87,11 +77,19 @@ export const SubscriberAttributeValueBody = Type.Object(
   {
     value: Type.Optional(
       Nullable(
-        Type.Union([Type.String({ maxLength: MAX_VALUE_LENGTH }), Type.Boolean(), Type.Number(), Type.Array(Type.Union([Type.String(), Type.Integer()]), { maxItems: 1000 })], {
-          description:
-            "Absent or null: the definition's default. select/radio: an option id or name; checkboxgroup: option ids or " +
-            'names (array or comma-separated); checkbox: a boolean; date: YYYY-MM-DD',
-        }),
+        Type.Union(
+          [
+            Type.String({ maxLength: MAX_VALUE_LENGTH }),
+            Type.Boolean(),
+            Type.Number(),
+            Type.Array(Type.Union([Type.String(), Type.Integer()]), { maxItems: 1000 }),
+          ],
+          {
+            description:
+              "Absent or null: the definition's default. select/radio: an option id or name; checkboxgroup: option ids or " +
+              'names (array or comma-separated); checkbox: a boolean; date: YYYY-MM-DD',
+          },
+        ),
       ),
     ),
   },

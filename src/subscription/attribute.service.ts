@@ -40,10 +40,7 @@ function checkType(raw: string): string {
   const type = raw.trim().toLowerCase();
   if ((ATTRIBUTE_TYPES as readonly string[]).includes(type)) return type;
   if (type === 'text' || type === 'number') {
-    throw ValidationError.field(
-      'type',
-      `Invalid attribute type: "${type}". Valid types are: ${ATTRIBUTE_TYPES.join(', ')}`,
-    );
+    throw ValidationError.field('type', `Invalid attribute type: "${type}". Valid types are: ${ATTRIBUTE_TYPES.join(', ')}`);
   }
   throw ValidationError.field('type', `Invalid attribute type: "${raw}". Valid types are: ${ATTRIBUTE_TYPES.join(', ')}`);
 }

@@ -4,8 +4,7 @@ import { blacklist, subscribers } from '../db/schema/index.js';
 
 export type BlacklistRow = typeof blacklist.$inferSelect;
 
-const sameEmail = (column: typeof blacklist.email | typeof subscribers.email, email: string) =>
-  sql`lower(${column}) = lower(${email})`;
+const sameEmail = (column: typeof blacklist.email | typeof subscribers.email, email: string) => sql`lower(${column}) = lower(${email})`;
 
 export async function findEntry(db: Executor, email: string): Promise<BlacklistRow | undefined> {
   const [row] = await db.select().from(blacklist).where(sameEmail(blacklist.email, email));
@@ -22,10 +21,7 @@ export async function subscriberFlagged(db: Executor, email: string): Promise<{ 
 }
 
 /** Inserts the entry unless the address is already there (any case); answers the stored entry either way. */
-export async function upsertEntry(
-  db: Executor,
-  values: { email: string; reason: string | null; addedBy: number },
-): Promise<BlacklistRow> {
+export async function upsertEntry(db: Executor, values: { email: string; reason: string | null; addedBy: number }): Promise<BlacklistRow> {
   await db.insert(blacklist).values(values).onConflictDoNothing();
   return (await findEntry(db, values.email))!;
 }

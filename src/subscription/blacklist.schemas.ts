@@ -42,8 +42,6 @@ export type ListedBlacklistEntry = Static<typeof ListedBlacklistEntry>;
 
 export const BlacklistListQuery = Type.Object({
   ...PageQuery.properties,
-  email: Type.Optional(
-    Type.String({ maxLength: 255, description: 'Case-insensitive substring of the address (`%`, `_` and `\\` literal)' }),
-  ),
+  email: Type.Optional(Type.String({ maxLength: 255, description: 'Case-insensitive substring of the address (`%`, `_` and `\\` literal)' })),
 });
 export type BlacklistListQuery = Static<typeof BlacklistListQuery>;

@@ -19,8 +19,7 @@ export interface JoinTarget {
   readonly uniqueId: string;
 }
 
-const mac = (secret: string, payload: Buffer) =>
-  createHmac('sha256', secret).update(DOMAIN).update(payload).digest().subarray(0, MAC_BYTES);
+const mac = (secret: string, payload: Buffer) => createHmac('sha256', secret).update(DOMAIN).update(payload).digest().subarray(0, MAC_BYTES);
 
 export function encodeJoinToken(secret: string, target: JoinTarget, now = Date.now()): string {
   const uid = Buffer.from(target.uniqueId, 'utf8');

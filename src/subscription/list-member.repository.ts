@@ -22,7 +22,10 @@ export async function countMembersOfList(db: Executor, listId: number): Promise<
 export async function findSubscribersByEmails(db: Executor, emails: string[]): Promise<SubscriberRow[]> {
   if (emails.length === 0) return [];
   const lowered = emails.map((e) => e.toLowerCase());
-  return db.select().from(subscribers).where(inArray(sql`lower(${subscribers.email})`, lowered));
+  return db
+    .select()
+    .from(subscribers)
+    .where(inArray(sql`lower(${subscribers.email})`, lowered));
 }
 
 /**
@@ -74,7 +77,10 @@ export async function removeMembers(db: Executor, listId: number, emails: string
         eq(subscriptions.listId, listId),
         inArray(
           subscriptions.subscriberId,
-          db.select({ id: subscribers.id }).from(subscribers).where(inArray(sql`lower(${subscribers.email})`, lowered)),
+          db
+            .select({ id: subscribers.id })
+            .from(subscribers)
+            .where(inArray(sql`lower(${subscribers.email})`, lowered)),
         ),
       ),
     )

@@ -63,12 +63,7 @@ export interface SubscribeOutcome {
  * blacklist table or the subscriber's flag) are left out: not created, not subscribed, not in the outcome.
  * Existing subscriptions stay as they are. Confirmation mails go out after the commit.
  */
-export async function subscribeAddresses(
-  ctx: AppContext,
-  list: ListRow,
-  emails: string[],
-  options: SubscribeOptions,
-): Promise<SubscribeOutcome> {
+export async function subscribeAddresses(ctx: AppContext, list: ListRow, emails: string[], options: SubscribeOptions): Promise<SubscribeOutcome> {
   const { autoConfirm } = options;
   const outcome = await ctx.db.transaction(async (tx) => {
     if (options.unknown === 'refuse') {
@@ -90,7 +85,10 @@ export async function subscribeAddresses(
     let found = await repo.findSubscribersByEmails(tx, wanted);
     found = found.filter((s) => !s.blacklisted);
     if (autoConfirm) {
-      await repo.confirmSubscribers(tx, found.map((s) => s.id));
+      await repo.confirmSubscribers(
+        tx,
+        found.map((s) => s.id),
+      );
       found = await repo.findSubscribersByEmails(tx, wanted).then((rows) => rows.filter((s) => !s.blacklisted));
     }
     const byEmail = new Map(found.map((s) => [s.email.toLowerCase(), s]));

@@ -57,11 +57,7 @@ export async function insertList(db: Executor, values: typeof lists.$inferInsert
   return row!;
 }
 
-export async function updateList(
-  db: Executor,
-  id: number,
-  values: Partial<typeof lists.$inferInsert>,
-): Promise<ListRow | undefined> {
+export async function updateList(db: Executor, id: number, values: Partial<typeof lists.$inferInsert>): Promise<ListRow | undefined> {
   const [row] = await db
     .update(lists)
     .set({ ...values, updatedAt: new Date() })

@@ -41,8 +41,7 @@ export const listRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: SubscriberList, ...errorResponses(400, 403, 422) },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(await service.createList(app.ctx, request.body, callerOf(request).id)),
+    async (request, reply) => reply.code(201).send(await service.createList(app.ctx, request.body, callerOf(request).id)),
   );
 
   app.get(

@@ -2,12 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { rawPathId } from '../plugins/http.js';
 import { errorResponses } from '../shared/schemas.js';
-import {
-  PublicSubscribeBody,
-  PublicSubscribePage,
-  PublicUnsubscribeBody,
-  SubscribePageParams,
-} from './subscribe-page.schemas.js';
+import { PublicSubscribeBody, PublicSubscribePage, PublicUnsubscribeBody, SubscribePageParams } from './subscribe-page.schemas.js';
 import * as service from './subscribe-page-public.service.js';
 import { originOf } from './history-origin.js';
 

@@ -52,11 +52,7 @@ export async function insertPage(db: Executor, values: typeof subscribePages.$in
   return row!;
 }
 
-export async function updatePage(
-  db: Executor,
-  id: number,
-  values: Partial<typeof subscribePages.$inferInsert>,
-): Promise<PageRow | undefined> {
+export async function updatePage(db: Executor, id: number, values: Partial<typeof subscribePages.$inferInsert>): Promise<PageRow | undefined> {
   const [row] = await db
     .update(subscribePages)
     .set({ ...values, updatedAt: new Date() })
@@ -89,7 +85,10 @@ export async function upsertPageData(db: Executor, pageId: number, name: string,
 /** The public lists among these ids. */
 export async function publicListsAmong(db: Executor, ids: number[]) {
   if (ids.length === 0) return [];
-  return db.select().from(lists).where(and(inArray(lists.id, ids), eq(lists.isPublic, true)));
+  return db
+    .select()
+    .from(lists)
+    .where(and(inArray(lists.id, ids), eq(lists.isPublic, true)));
 }
 
 /** The attribute definitions among these ids. */
@@ -99,11 +98,7 @@ export async function definitionsAmong(db: Executor, ids: number[]) {
 }
 
 /** Writes attribute values of one subscriber, replacing values already stored for the same definitions. */
-export async function upsertAttributeValues(
-  db: Executor,
-  subscriberId: number,
-  values: { definitionId: number; value: string }[],
-): Promise<void> {
+export async function upsertAttributeValues(db: Executor, subscriberId: number, values: { definitionId: number; value: string }[]): Promise<void> {
   if (values.length === 0) return;
   await db
     .insert(subscriberAttributeValues)
@@ -124,7 +119,10 @@ export async function unsubscribeEmail(db: Executor, email: string, listIds: num
         inArray(subscriptions.listId, listIds),
         inArray(
           subscriptions.subscriberId,
-          db.select({ id: subscribers.id }).from(subscribers).where(sql`lower(${subscribers.email}) = lower(${email})`),
+          db
+            .select({ id: subscribers.id })
+            .from(subscribers)
+            .where(sql`lower(${subscribers.email}) = lower(${email})`),
         ),
       ),
     )

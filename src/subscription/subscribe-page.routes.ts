@@ -4,13 +4,7 @@ import { callerOf } from '../plugins/auth.js';
 import { rawPathId } from '../plugins/http.js';
 import { Page, PageQuery, cursorOf } from '../shared/pagination.js';
 import { errorResponses } from '../shared/schemas.js';
-import {
-  SubscribePage,
-  SubscribePageBody,
-  SubscribePageDataBody,
-  SubscribePageDataItem,
-  SubscribePageParams,
-} from './subscribe-page.schemas.js';
+import { SubscribePage, SubscribePageBody, SubscribePageDataBody, SubscribePageDataItem, SubscribePageParams } from './subscribe-page.schemas.js';
 import * as service from './subscribe-page.service.js';
 
 const tags = ['subscribe pages'];

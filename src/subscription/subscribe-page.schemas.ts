@@ -32,9 +32,7 @@ export type SubscribePageDataItem = Static<typeof SubscribePageDataItem>;
 export const SubscribePageDataBody = Type.Object(
   {
     name: NonBlank({ maxLength: 255, description: 'The setting, e.g. intro, header, footer, thankyoupage, button, lists' }),
-    value: Type.Optional(
-      Nullable(Type.String({ maxLength: 65_535, description: 'Its text; absent or null clears it' })),
-    ),
+    value: Type.Optional(Nullable(Type.String({ maxLength: 65_535, description: 'Its text; absent or null clears it' }))),
   },
   { additionalProperties: false },
 );
@@ -56,10 +54,9 @@ export const PublicSubscribePage = Type.Object({
     description: "The page's settings by name (intro, header, footer, thankyoupage, button, …), as stored",
   }),
   lists: Type.Array(OfferedList, { description: 'The public lists of the `lists` setting, in that order' }),
-  attributes: Type.Array(
-    Type.Object({ id: Id, name: Type.String(), type: Nullable(Type.String()), required: Type.Boolean() }),
-    { description: 'The subscriber attributes of the `attributes` setting, in that order' },
-  ),
+  attributes: Type.Array(Type.Object({ id: Id, name: Type.String(), type: Nullable(Type.String()), required: Type.Boolean() }), {
+    description: 'The subscriber attributes of the `attributes` setting, in that order',
+  }),
 });
 export type PublicSubscribePage = Static<typeof PublicSubscribePage>;
 

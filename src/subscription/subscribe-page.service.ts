@@ -3,12 +3,7 @@ import { settingProblem } from './page-look.js';
 import { NotFoundError, ValidationError } from '../shared/errors.js';
 import { toPage } from '../shared/pagination.js';
 import * as repo from './subscribe-page.repository.js';
-import type {
-  SubscribePage,
-  SubscribePageBody,
-  SubscribePageDataBody,
-  SubscribePageDataItem,
-} from './subscribe-page.schemas.js';
+import type { SubscribePage, SubscribePageBody, SubscribePageDataBody, SubscribePageDataItem } from './subscribe-page.schemas.js';
 
 export const PAGE_NOT_FOUND = 'Subscribe page not found';
 

@@ -42,7 +42,8 @@ export const subscriberConfirmRoutes: FastifyPluginAsyncTypebox = async (app) =>
     async (request, reply) => {
       const result = await service.confirmSubscriber(app.ctx, request.query.uniqueId, originOf(request));
       const context = await pageContext(app.ctx, request.query.page, request.headers['accept-language']);
-      if (result.outcome !== 'confirmed') return sendPage(reply, result.outcome === 'missing' ? 400 : 404, confirmProblemPage(context, result.outcome));
+      if (result.outcome !== 'confirmed')
+        return sendPage(reply, result.outcome === 'missing' ? 400 : 404, confirmProblemPage(context, result.outcome));
       const lists = (await listsOfSubscribers(app.ctx.db, [result.subscriber.id])).get(result.subscriber.id) ?? [];
       return sendPage(reply, 200, confirmedPage(context, lists, preferencesUrl(app.ctx, result.subscriber)));
     },

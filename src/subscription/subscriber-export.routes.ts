@@ -22,7 +22,10 @@ function normaliseQuery(request: FastifyRequest): void {
   }
   const columns = query.columns;
   if (columns !== undefined) {
-    query.columns = (Array.isArray(columns) ? columns : [columns]).flatMap((c) => String(c).split(',')).map((c) => c.trim()).filter(Boolean);
+    query.columns = (Array.isArray(columns) ? columns : [columns])
+      .flatMap((c) => String(c).split(','))
+      .map((c) => c.trim())
+      .filter(Boolean);
   }
 }
 

@@ -22,7 +22,11 @@ export const DEFAULT_COLUMNS = [
 
 const BOOLEAN_TEXT = ['true', 'false', '1', '0'];
 const Day = (name: string) =>
-  Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', errorMessage: 'This value is not a valid datetime.', description: `${name}, YYYY-MM-DD (that day included)` });
+  Type.String({
+    pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+    errorMessage: 'This value is not a valid datetime.',
+    description: `${name}, YYYY-MM-DD (that day included)`,
+  });
 const Columns = Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
   maxItems: 200,
   description: 'Columns in this order: subscriber fields (`email`, `bounceCount` or `bounce_count` …) and attribute names',
@@ -61,8 +65,12 @@ export const ExportQuery = Type.Object({
   list_id: Type.Optional(Id),
   date_from: Type.Optional(Day('From')),
   date_to: Type.Optional(Day('To')),
-  is_confirmed: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: BOOLEAN_TEXT, errorMessage: 'is_confirmed must be one of: true, false, 1, 0' })),
-  is_blacklisted: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: BOOLEAN_TEXT, errorMessage: 'is_blacklisted must be one of: true, false, 1, 0' })),
+  is_confirmed: Type.Optional(
+    Type.Unsafe<string>({ type: 'string', enum: BOOLEAN_TEXT, errorMessage: 'is_confirmed must be one of: true, false, 1, 0' }),
+  ),
+  is_blacklisted: Type.Optional(
+    Type.Unsafe<string>({ type: 'string', enum: BOOLEAN_TEXT, errorMessage: 'is_blacklisted must be one of: true, false, 1, 0' }),
+  ),
   columns: Type.Optional(Columns),
   escape_formulas: Type.Optional(Type.Boolean()),
 });

@@ -117,15 +117,17 @@ export async function exportSubscribers(ctx: AppContext, request: ExportRequest)
           values.set(`${v.subscriber_id}:${v.definition_id}`, v.value);
         }
       }
-      const records = rows.filter((row) => row.wanted).map((row) =>
-        columns.map((column) => {
-          const cell =
-            column.kind === 'field'
-              ? column.read(row)
-              : displayAttributeValue(column.definition, values.get(`${row.id}:${column.definition.id}`) ?? null);
-          return escape(cell);
-        }),
-      );
+      const records = rows
+        .filter((row) => row.wanted)
+        .map((row) =>
+          columns.map((column) => {
+            const cell =
+              column.kind === 'field'
+                ? column.read(row)
+                : displayAttributeValue(column.definition, values.get(`${row.id}:${column.definition.id}`) ?? null);
+            return escape(cell);
+          }),
+        );
       if (records.length > 0) yield stringify(records, { record_delimiter: 'windows' });
       afterId = last;
       if (rows.length < EXPORT_BATCH_SIZE) return;

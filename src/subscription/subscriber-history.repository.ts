@@ -44,9 +44,7 @@ export async function insertHistoryForMany(
 ): Promise<void> {
   if (subscriberIds.length === 0) return;
   const systemInfo = origin.userAgent ? `User-Agent: ${origin.userAgent.slice(0, 255)}` : null;
-  await db
-    .insert(subscriberHistory)
-    .values(subscriberIds.map((subscriberId) => ({ subscriberId, ip: origin.ip, summary, detail, systemInfo })));
+  await db.insert(subscriberHistory).values(subscriberIds.map((subscriberId) => ({ subscriberId, ip: origin.ip, summary, detail, systemInfo })));
 }
 
 export interface HistoryFilter {
@@ -78,9 +76,5 @@ export async function listHistory(db: Executor, subscriberId: number, filter: Hi
 
 /** A subscriber's whole history, oldest first, for the single-subscriber view. */
 export async function historyOf(db: Executor, subscriberId: number): Promise<HistoryRow[]> {
-  return db
-    .select()
-    .from(subscriberHistory)
-    .where(eq(subscriberHistory.subscriberId, subscriberId))
-    .orderBy(asc(subscriberHistory.id));
+  return db.select().from(subscriberHistory).where(eq(subscriberHistory.subscriberId, subscriberId)).orderBy(asc(subscriberHistory.id));
 }

@@ -90,7 +90,10 @@ function emptyWrites(): BatchWrites {
 export async function writeBatch(tx: Executor, given: ImportRow[], options: BatchOptions, tally: BatchTally): Promise<void> {
   const rows = options.markConfirmed ? given.map(markConfirmed) : given;
   const foreignKeys = rows.flatMap((r) => (r.foreignKey === undefined ? [] : [r.foreignKey]));
-  const barred = await repo.blacklistedEmails(tx, rows.map((r) => r.email));
+  const barred = await repo.blacklistedEmails(
+    tx,
+    rows.map((r) => r.email),
+  );
 
   let created = new Map<string, number>();
   let createdRows: ImportRow[] = [];
@@ -100,7 +103,14 @@ export async function writeBatch(tx: Executor, given: ImportRow[], options: Batc
     created = await repo.insertSubscribers(tx, newColumns(createdRows));
     pending = rows.filter((r) => !created.has(r.email));
   }
-  const existing = pending.length > 0 ? await repo.findExisting(tx, pending.map((r) => r.email), foreignKeys) : [];
+  const existing =
+    pending.length > 0
+      ? await repo.findExisting(
+          tx,
+          pending.map((r) => r.email),
+          foreignKeys,
+        )
+      : [];
   const targetOf = targetFinder(existing);
 
   const writes = emptyWrites();
@@ -198,10 +208,7 @@ function planExisting(
  * stays) and the history lines: `field = new *changed* from old` for a flag; the address, extra data and foreign
  * key are named without their values.
  */
-function changesTo(
-  target: repo.ExistingSubscriber,
-  row: ImportRow,
-): { emailChanged: boolean; flags: Record<Flag, boolean | null>; lines: string[] } {
+function changesTo(target: repo.ExistingSubscriber, row: ImportRow): { emailChanged: boolean; flags: Record<Flag, boolean | null>; lines: string[] } {
   const lines: string[] = [];
   const emailChanged = row.email !== target.email.toLowerCase();
   if (emailChanged) lines.push('email *changed*');

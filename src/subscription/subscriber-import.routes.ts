@@ -51,6 +51,13 @@ export const subscriberImportRoutes: FastifyPluginAsyncTypebox = async (app) => 
         response: { 200: ImportResult, ...errorResponses(400, 403, 404, 413, 415, 422) },
       },
     },
-    async (request) => service.importSubscribers(app.ctx, formParts(request, (err) => service.uploadError(app.ctx, err)), request.query, callerOf(request).id, originOf(request)),
+    async (request) =>
+      service.importSubscribers(
+        app.ctx,
+        formParts(request, (err) => service.uploadError(app.ctx, err)),
+        request.query,
+        callerOf(request).id,
+        originOf(request),
+      ),
   );
 };

@@ -217,13 +217,7 @@ function asHttpError(ctx: AppContext, err: unknown, fileErrors: WeakSet<object>)
   return err;
 }
 
-async function importFile(
-  tx: Executor,
-  file: Readable,
-  skipInvalidEmails: boolean,
-  options: BatchOptions,
-  tally: Tally,
-): Promise<void> {
+async function importFile(tx: Executor, file: Readable, skipInvalidEmails: boolean, options: BatchOptions, tally: Tally): Promise<void> {
   const definitions = await loadDefinitionsWithOptions(tx);
   let columns: ImportColumns | null = null;
   let batch: ImportRow[] = [];

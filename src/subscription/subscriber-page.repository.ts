@@ -80,12 +80,7 @@ function toPage(rows: PageRow[]): SubscriberPage {
  * PostgreSQL 15 starts at the list's first member instead). The page is materialised before the join, so a generic
  * plan cannot merge-join the subscribers from the start. Page 40,000 costs what page 1 does.
  */
-export async function listMemberPage(
-  database: AppDb,
-  listId: number,
-  afterId: number,
-  limit: number,
-): Promise<SubscriberPage | null> {
+export async function listMemberPage(database: AppDb, listId: number, afterId: number, limit: number): Promise<SubscriberPage | null> {
   const rows = await database.prepared<PageRow>(
     `list_member_page_${pageSize(limit)}`,
     `with page as materialized (
@@ -113,12 +108,7 @@ export async function listMemberPage(
  * counter shards (routines/011_subscriber_count.sql); a filtered total has to count. Each filter combination is its
  * own prepared statement; the values are always parameters.
  */
-export async function subscriberPage(
-  database: AppDb,
-  filter: SubscriberFilter,
-  afterId: number,
-  limit: number,
-): Promise<SubscriberPage> {
+export async function subscriberPage(database: AppDb, filter: SubscriberFilter, afterId: number, limit: number): Promise<SubscriberPage> {
   const values: unknown[] = [afterId];
   const conditions: string[] = [];
   const nameParts: string[] = [];
@@ -141,9 +131,7 @@ export async function subscriberPage(
   const where = conditions.join(' and ');
   if (filter.listId !== undefined) return listFilteredPage(database, filter.listId, values, where, nameParts, limit);
   const total =
-    conditions.length === 0
-      ? `(select coalesce(sum(subscribers), 0) from subscriber_counts)`
-      : `(select count(*) from subscribers s where ${where})`;
+    conditions.length === 0 ? `(select coalesce(sum(subscribers), 0) from subscriber_counts)` : `(select count(*) from subscribers s where ${where})`;
   const rows = await database.prepared<PageRow>(
     `subscriber_page_${nameParts.join('_') || 'all'}_${pageSize(limit)}`,
     `select c.total, p.*

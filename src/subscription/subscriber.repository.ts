@@ -29,7 +29,6 @@ export function toSubscriber(row: SubscriberRow, lists: SubscriberList[] = [], h
   };
 }
 
-
 export async function findSubscriber(db: Executor, id: number): Promise<SubscriberRow | undefined> {
   const [row] = await db.select().from(subscribers).where(eq(subscribers.id, id));
   return row;
@@ -38,7 +37,10 @@ export async function findSubscriber(db: Executor, id: number): Promise<Subscrib
 /** The subscribers of these ids that still exist, in no particular order. */
 export async function findSubscribers(db: Executor, ids: readonly number[]): Promise<SubscriberRow[]> {
   if (ids.length === 0) return [];
-  return db.select().from(subscribers).where(inArray(subscribers.id, [...ids]));
+  return db
+    .select()
+    .from(subscribers)
+    .where(inArray(subscribers.id, [...ids]));
 }
 
 export async function findSubscriberByUniqueId(db: Executor, uniqueId: string): Promise<SubscriberRow | undefined> {
@@ -110,11 +112,7 @@ export async function insertSubscriber(db: Executor, values: NewSubscriberRow): 
 }
 
 /** Updates the given columns and refreshes `updated_at`. */
-export async function updateSubscriber(
-  db: Executor,
-  id: number,
-  values: Partial<NewSubscriberRow>,
-): Promise<SubscriberRow | undefined> {
+export async function updateSubscriber(db: Executor, id: number, values: Partial<NewSubscriberRow>): Promise<SubscriberRow | undefined> {
   const [row] = await db
     .update(subscribers)
     .set({ ...values, updatedAt: new Date() })

@@ -4,13 +4,7 @@ import { rawPathId } from '../plugins/http.js';
 import { Page } from '../shared/pagination.js';
 import { errorResponses } from '../shared/schemas.js';
 import { originOf } from './history-origin.js';
-import {
-  CreateSubscriberBody,
-  Subscriber,
-  SubscriberListQuery,
-  SubscriberParams,
-  UpdateSubscriberBody,
-} from './subscriber.schemas.js';
+import { CreateSubscriberBody, Subscriber, SubscriberListQuery, SubscriberParams, UpdateSubscriberBody } from './subscriber.schemas.js';
 import * as service from './subscriber.service.js';
 
 const tags = ['subscribers'];
@@ -82,14 +76,7 @@ export const subscriberRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Subscriber, ...errorResponses(400, 403, 404, 409, 422) },
       },
     },
-    async (request) =>
-      service.updateSubscriber(
-        app.ctx,
-        request.params.subscriberId,
-        request.body,
-        callerOf(request).id,
-        originOf(request),
-      ),
+    async (request) => service.updateSubscriber(app.ctx, request.params.subscriberId, request.body, callerOf(request).id, originOf(request)),
   );
 
   app.delete(
@@ -122,7 +109,6 @@ export const subscriberRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Subscriber, ...errorResponses(403, 404) },
       },
     },
-    async (request) =>
-      service.resetBounceCount(app.ctx, request.params.subscriberId, callerOf(request).id, originOf(request)),
+    async (request) => service.resetBounceCount(app.ctx, request.params.subscriberId, callerOf(request).id, originOf(request)),
   );
 };

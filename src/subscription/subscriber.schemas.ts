@@ -78,9 +78,7 @@ export type SubscriberListQuery = Static<typeof SubscriberListQuery>;
 export const CreateSubscriberBody = Type.Object(
   {
     email: Email,
-    request_confirmation: Type.Optional(
-      Nullable(Type.Boolean({ description: 'true: created unconfirmed and sent a confirmation mail' })),
-    ),
+    request_confirmation: Type.Optional(Nullable(Type.Boolean({ description: 'true: created unconfirmed and sent a confirmation mail' }))),
     html_email: Type.Optional(Nullable(Type.Boolean({ description: 'Prefers HTML mail; default false' }))),
   },
   { additionalProperties: false },

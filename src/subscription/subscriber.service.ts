@@ -10,12 +10,7 @@ import type { HistoryOrigin, HistoryQuery } from './subscriber-history.schemas.j
 import * as repo from './subscriber.repository.js';
 import { subscriberPage } from './subscriber-page.repository.js';
 import { requireList } from './list.service.js';
-import type {
-  CreateSubscriberBody,
-  Subscriber,
-  SubscriberListQuery,
-  UpdateSubscriberBody,
-} from './subscriber.schemas.js';
+import type { CreateSubscriberBody, Subscriber, SubscriberListQuery, UpdateSubscriberBody } from './subscriber.schemas.js';
 
 export const SUBSCRIBER_NOT_FOUND = 'Subscriber not found.';
 const EMAIL_TAKEN = 'Email already exists.';
@@ -78,12 +73,7 @@ async function loginOf(ctx: AppContext, adminId: number): Promise<string> {
  * Creates a subscriber: confirmed unless `request_confirmation` is true, in which case it starts unconfirmed
  * and is sent the double opt-in link.
  */
-export async function createSubscriber(
-  ctx: AppContext,
-  body: CreateSubscriberBody,
-  adminId: number,
-  origin: HistoryOrigin,
-): Promise<Subscriber> {
+export async function createSubscriber(ctx: AppContext, body: CreateSubscriberBody, adminId: number, origin: HistoryOrigin): Promise<Subscriber> {
   const email = body.email.trim();
   if (await repo.emailTaken(ctx.db, email)) throw new ConflictError(EMAIL_TAKEN);
   const requestConfirmation = body.request_confirmation === true;
@@ -219,11 +209,7 @@ export async function listHistory(ctx: AppContext, id: number, query: HistoryQue
 export type ConfirmOutcome = { outcome: 'missing' | 'unknown' } | { outcome: 'confirmed'; subscriber: repo.SubscriberRow };
 
 /** The double opt-in link. Known ids are confirmed (again, harmlessly); only a real change is recorded. */
-export async function confirmSubscriber(
-  ctx: AppContext,
-  uniqueId: string | undefined,
-  origin: HistoryOrigin,
-): Promise<ConfirmOutcome> {
+export async function confirmSubscriber(ctx: AppContext, uniqueId: string | undefined, origin: HistoryOrigin): Promise<ConfirmOutcome> {
   if (!uniqueId) return { outcome: 'missing' };
   // No stored id is that long or holds NUL (which PostgreSQL would refuse to compare): the page's own 404.
   if (uniqueId.length > 64 || uniqueId.includes('\0')) return { outcome: 'unknown' };

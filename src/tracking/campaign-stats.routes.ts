@@ -34,7 +34,7 @@ export const campaignStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['statistics'],
         operationId: 'getCampaignBounces',
-        summary: "The bounces matched to one campaign, cursor pages by id, each as GET /bounces lists it (Mailroom addition)",
+        summary: 'The bounces matched to one campaign, cursor pages by id, each as GET /bounces lists it (Mailroom addition)',
         params: CampaignParams,
         querystring: PageQuery,
         response: { 200: Page(Bounce), ...errorResponses(403, 404) },

@@ -15,14 +15,12 @@ export const CampaignStats = Type.Object({
     { queued: Count, sending: Count, sent: Count, failed: Count, skipped: Count },
     { description: 'Delivery records by status' },
   ),
-  opens: Type.Object(
-    {
-      total: Type.Integer({ description: 'Every open, repeated ones, machines and opens implied by clicks included' }),
-      unique: Type.Integer({ description: 'Recipients who opened at least once' }),
-      human: Type.Integer({ description: 'Opens judged a person’s' }),
-      unique_human: Type.Integer({ description: 'Recipients with at least one open judged a person’s' }),
-    },
-  ),
+  opens: Type.Object({
+    total: Type.Integer({ description: 'Every open, repeated ones, machines and opens implied by clicks included' }),
+    unique: Type.Integer({ description: 'Recipients who opened at least once' }),
+    human: Type.Integer({ description: 'Opens judged a person’s' }),
+    unique_human: Type.Integer({ description: 'Recipients with at least one open judged a person’s' }),
+  }),
   clicks: Type.Object({
     total: Count,
     unique: Type.Integer({ description: 'Recipients who clicked at least once' }),
@@ -41,7 +39,10 @@ export const CampaignStats = Type.Object({
   }),
   sender: Type.Object(
     {
-      consecutive_failures: Type.Integer({ minimum: 0, description: 'Failed deliveries in a row, across all workers (SEND_FAILURE_PAUSE suspends the campaign)' }),
+      consecutive_failures: Type.Integer({
+        minimum: 0,
+        description: 'Failed deliveries in a row, across all workers (SEND_FAILURE_PAUSE suspends the campaign)',
+      }),
       paused_reason: Type.Union([Type.String(), Type.Null()], {
         description: 'Why the sender suspended the campaign (with the last server reply); null when it did not, or once resumed',
       }),

@@ -26,12 +26,8 @@ export async function campaignStats(ctx: AppContext, campaignId: number): Promis
     clicks: { total: c.clicks, unique: c.unique_clicks, human: c.human_clicks },
     bounces: c.bounces,
     forwards: c.forwards,
-    opens_per_hour: c.hours
-      .filter((h) => h.opens > 0)
-      .map((h) => ({ hour: hour(h.hour), opens: h.opens, human_opens: h.human_opens })),
-    clicks_per_hour: c.hours
-      .filter((h) => h.clicks > 0)
-      .map((h) => ({ hour: hour(h.hour), clicks: h.clicks, human_clicks: h.human_clicks })),
+    opens_per_hour: c.hours.filter((h) => h.opens > 0).map((h) => ({ hour: hour(h.hour), opens: h.opens, human_opens: h.human_opens })),
+    clicks_per_hour: c.hours.filter((h) => h.clicks > 0).map((h) => ({ hour: hour(h.hour), clicks: h.clicks, human_clicks: h.human_clicks })),
     links: c.links,
     sender: {
       consecutive_failures: c.consecutive_failures,

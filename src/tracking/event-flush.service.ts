@@ -85,7 +85,11 @@ export async function writeEvents(db: Db, batch: FlushBatch, machineSeconds: num
 
     const plan = new Plan();
     for (const [id, { state, events }] of timelines) {
-      plan.walk(id, state, events.sort((a, b) => a.at.getTime() - b.at.getTime()));
+      plan.walk(
+        id,
+        state,
+        events.sort((a, b) => a.at.getTime() - b.at.getTime()),
+      );
     }
 
     if (plan.impliedOpens.length > 0) await repo.insertOpens(tx, plan.impliedOpens);
@@ -139,7 +143,11 @@ async function storeClicks(tx: Executor, events: readonly ClickEvent[], machineS
   });
   const unjudged = matched.map((m) => m.click).filter((click) => click.machineReason === null);
   if (unjudged.length > 0) flagScannerBursts(unjudged, await repo.storedClicksNear(tx, unjudged, SCANNER_WINDOW_MS));
-  if (matched.length > 0) await repo.insertClicks(tx, matched.map((m) => m.click));
+  if (matched.length > 0)
+    await repo.insertClicks(
+      tx,
+      matched.map((m) => m.click),
+    );
   return matched.map(({ row, click }) => ({ row, machineReason: click.machineReason }));
 }
 

@@ -100,9 +100,7 @@ export function flagScannerBursts(batch: readonly ScannableClick[], others: read
   for (const click of batch) {
     if (click.machineReason) continue;
     const group = byMail.get(`${click.campaignId}:${click.subscriberId}`) ?? [];
-    const burst = group.some(
-      (other) => other.linkId !== click.linkId && Math.abs(other.at.getTime() - click.at.getTime()) <= SCANNER_WINDOW_MS,
-    );
+    const burst = group.some((other) => other.linkId !== click.linkId && Math.abs(other.at.getTime() - click.at.getTime()) <= SCANNER_WINDOW_MS);
     if (burst) click.machineReason = MachineReason.linkScanner;
   }
 }

@@ -39,11 +39,7 @@ const figures = sql`c.id, c.subject, c.status,
   coalesce(k.human_clicks, 0)::float8 as human_clicks`;
 
 /** A page of every campaign (no owner filter, reference §5.19) by id, with its counters, and the number of campaigns. */
-export async function campaignFiguresPage(
-  db: Executor,
-  afterId: number,
-  limit: number,
-): Promise<{ rows: CampaignFigures[]; total: number }> {
+export async function campaignFiguresPage(db: Executor, afterId: number, limit: number): Promise<{ rows: CampaignFigures[]; total: number }> {
   // The number of campaigns rides along (one round trip); on an empty page it is read on its own.
   const rows = await queryRows<CampaignFigures & { total: number }>(
     db,
@@ -51,8 +47,7 @@ export async function campaignFiguresPage(
         from campaigns c left join campaign_counters k on k.campaign_id = c.id
         where c.id > ${afterId} order by c.id limit ${limit}`,
   );
-  const total =
-    rows[0]?.total ?? (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from campaigns`))[0]?.n ?? 0;
+  const total = rows[0]?.total ?? (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from campaigns`))[0]?.n ?? 0;
   return { rows, total };
 }
 

@@ -61,9 +61,7 @@ export const TopDomains = Type.Object({
 
 const Share = Type.Object({ count: Count, percentage: Percent });
 export const DomainConfirmation = Type.Object({
-  domains: Type.Array(
-    Type.Object({ domain: Type.String(), confirmed: Share, unconfirmed: Share, blacklisted: Share, total: Share }),
-  ),
+  domains: Type.Array(Type.Object({ domain: Type.String(), confirmed: Share, unconfirmed: Share, blacklisted: Share, total: Share })),
   total: Type.Integer({ description: 'Domains in this answer' }),
 });
 

@@ -1,9 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 
 export const SubscriberGrowthQuery = Type.Object({
-  days: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 366, default: 90, description: 'UTC days to answer, ending today (1..366, default 90)' }),
-  ),
+  days: Type.Optional(Type.Integer({ minimum: 1, maximum: 366, default: 90, description: 'UTC days to answer, ending today (1..366, default 90)' })),
 });
 export type SubscriberGrowthQuery = Static<typeof SubscriberGrowthQuery>;
 

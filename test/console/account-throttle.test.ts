@@ -28,7 +28,10 @@ describe('console: your account under the password throttle (LOGIN_MAX_FAILURES 
     // The third try, even with the right password, is refused by the API: the page says how long to wait.
     await emailForm.getByLabel('Current password').fill(PASSWORD);
     await emailForm.getByRole('button', { name: 'Save e-mail' }).click();
-    await page.getByRole('alert').filter({ hasText: /^Too many wrong current passwords\. Try again in \d+ minutes?\.$/ }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /^Too many wrong current passwords\. Try again in \d+ minutes?\.$/ })
+      .waitFor();
     assert.equal(await emailForm.getByRole('button', { name: 'Save e-mail' }).isDisabled(), true);
     assert.equal(await passwordForm.getByRole('button', { name: 'Change password' }).isDisabled(), true);
     assert.equal(await emailForm.getByText('Your e-mail address is changed.').count(), 0);

@@ -15,8 +15,7 @@ describe('console: your account without the settings privilege', { skip }, () =>
   });
   after(async () => h?.close());
 
-  const login = (password: string) =>
-    h.app.inject({ method: 'POST', url: '/api/v2/sessions', payload: { login_name: 'plain-admin', password } });
+  const login = (password: string) => h.app.inject({ method: 'POST', url: '/api/v2/sessions', payload: { login_name: 'plain-admin', password } });
 
   test('a wrong current password is refused; with the right one the e-mail and the password change', async () => {
     const page = await openSignedIn(h, session, '/admin/account');

@@ -88,7 +88,10 @@ describe('console: administrator attributes', { skip }, () => {
     await page.getByRole('button', { name: 'Delete Badge' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete attribute' }).click();
     await page.getByRole('row', { name: /Badge/ }).waitFor({ state: 'detached' });
-    assert.deepEqual((await definitions()).map((d) => d.name), ['Phone', 'Team']);
+    assert.deepEqual(
+      (await definitions()).map((d) => d.name),
+      ['Phone', 'Team'],
+    );
   });
 
   test("values: the administrator dialog shows and sets an administrator's values; emptying one deletes it", async () => {
@@ -96,7 +99,12 @@ describe('console: administrator attributes', { skip }, () => {
     const phone = defs.find((d) => d.name === 'Phone')!;
     const team = defs.find((d) => d.name === 'Team')!;
     const other = await h.app.adminWithSession({ loginName: 'helper-admin', superUser: false, privileges: { subscribers: true } });
-    const stored = await h.app.inject({ method: 'PUT', url: `/api/v2/administrators/${other.admin.id}/attributes/${phone.id}`, headers, payload: { value: '+44 1' } });
+    const stored = await h.app.inject({
+      method: 'PUT',
+      url: `/api/v2/administrators/${other.admin.id}/attributes/${phone.id}`,
+      headers,
+      payload: { value: '+44 1' },
+    });
     assert.equal(stored.statusCode, 201);
 
     const page = await openSignedIn(h, session, '/admin/administrators');

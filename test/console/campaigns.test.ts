@@ -65,7 +65,10 @@ describe('console: campaigns', { skip }, () => {
     assert.equal(row!.subject, 'Hello [FIRST NAME]');
     assert.equal(row!.fromField, 'News Desk <news@example.com>');
     assert.match(row!.body, /^<p>Hello \[EMAIL\], dear \[FIRST NAME\]<\/p>\n\n<p>Read <a href="\/archive">the archive<\/a>/);
-    assert.deepEqual((await h.app.db.select().from(listCampaigns).where(eq(listCampaigns.campaignId, id))).map((l) => l.listId), [list.id]);
+    assert.deepEqual(
+      (await h.app.db.select().from(listCampaigns).where(eq(listCampaigns.campaignId, id))).map((l) => l.listId),
+      [list.id],
+    );
 
     // Checks: the relative link with its line; the line button moves the editor's cursor there.
     const checks = page.getByTestId('checks');
@@ -109,14 +112,20 @@ describe('console: campaigns', { skip }, () => {
     await preview.getByTestId('preview-subject').filter({ hasText: 'Hello Alice' }).waitFor();
     const probed = (await frame.getAttribute('srcdoc')) ?? '';
     assert.ok(probed.includes(`${h.baseUrl}/preview-probe.png`), 'the probe image is in the previewed HTML');
-    assert.match(probed, /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'">/);
+    assert.match(
+      probed,
+      /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'">/,
+    );
     await page.frameLocator('[data-testid=preview] iframe').getByRole('img', { name: 'Probe' }).waitFor({ state: 'attached' });
     await page.waitForLoadState('networkidle');
     assert.deepEqual(probes, [], 'the preview requested an image from the service');
     // The sandboxed frame runs no script, so axe-core cannot run inside it (and would wait for it): its HTML is the
     // campaign's own, checked by the author, not the console's.
     const axe = await new AxeBuilder({ page }).exclude('[data-testid=preview] iframe').analyze();
-    assert.deepEqual(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`), []);
+    assert.deepEqual(
+      axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`),
+      [],
+    );
 
     // Test send to two addresses: each with its result; the sink receives Alice's.
     const before = h.app.smtp.messages.length;
@@ -133,7 +142,9 @@ describe('console: campaigns', { skip }, () => {
 
     // Attachment upload with progress, listed, then removed.
     const attachments = page.getByTestId('attachments');
-    await attachments.getByLabel('File').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('Some notes\n'.repeat(2000)) });
+    await attachments
+      .getByLabel('File')
+      .setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('Some notes\n'.repeat(2000)) });
     await attachments.getByLabel('Description (optional)').fill('Meeting notes');
     await attachments.getByRole('button', { name: 'Upload' }).click();
     await attachments.getByText('notes.txt (21.5 KB) is attached.').waitFor();
@@ -169,11 +180,26 @@ describe('console: campaigns', { skip }, () => {
 
   test('table: figures from the counters, filter by status, copy, delete, and a 409 explained in words', async () => {
     const list = await createList(h.app.db, { name: 'Weekly' });
-    const sent = await createCampaign(h.app.db, { subject: 'October issue', ownerId: adminId, status: 'sent', fromField: 'news@example.com', body: '<p>x</p>', sentAt: new Date() });
+    const sent = await createCampaign(h.app.db, {
+      subject: 'October issue',
+      ownerId: adminId,
+      status: 'sent',
+      fromField: 'news@example.com',
+      body: '<p>x</p>',
+      sentAt: new Date(),
+    });
     await h.app.db.insert(listCampaigns).values({ campaignId: sent.id, listId: list.id });
-    await h.app.db.insert(campaignCounters).values({ campaignId: sent.id, sent: 200, failed: 0, queued: 0, skipped: 0, uniqueOpens: 50, uniqueClicks: 9 });
+    await h.app.db
+      .insert(campaignCounters)
+      .values({ campaignId: sent.id, sent: 200, failed: 0, queued: 0, skipped: 0, uniqueOpens: 50, uniqueClicks: 9 });
     const draft = await createCampaign(h.app.db, { subject: 'Draft to drop', ownerId: adminId, body: '<p>y</p>', fromField: 'news@example.com' });
-    const busy = await createCampaign(h.app.db, { subject: 'About to go', ownerId: adminId, status: 'submitted', body: '<p>z</p>', fromField: 'news@example.com' });
+    const busy = await createCampaign(h.app.db, {
+      subject: 'About to go',
+      ownerId: adminId,
+      status: 'submitted',
+      body: '<p>z</p>',
+      fromField: 'news@example.com',
+    });
 
     const page = await open('/admin/campaigns');
     const sentRow = page.getByRole('row', { name: /October issue/ });
@@ -204,12 +230,18 @@ describe('console: campaigns', { skip }, () => {
     await h.app.db.update(campaigns).set({ status: 'inprocess' }).where(eq(campaigns.id, busy.id));
     await page.getByRole('button', { name: 'Delete “About to go”' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete campaign' }).click();
-    await page.getByRole('dialog').getByText(/cannot be deleted right now: it is being sent\. Pause it on its Send page first/).waitFor();
+    await page
+      .getByRole('dialog')
+      .getByText(/cannot be deleted right now: it is being sent\. Pause it on its Send page first/)
+      .waitFor();
     assert.equal((await h.app.db.select().from(campaigns).where(eq(campaigns.id, busy.id))).length, 1);
     await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
     // Reloaded, a campaign being sent offers no Delete at all.
     await page.reload();
-    await page.getByRole('row', { name: /About to go/ }).getByText('Sending').waitFor();
+    await page
+      .getByRole('row', { name: /About to go/ })
+      .getByText('Sending')
+      .waitFor();
     assert.equal(await page.getByRole('button', { name: 'Delete “About to go”' }).count(), 0);
     await page.context().close();
   });
@@ -224,14 +256,19 @@ describe('console: campaigns', { skip }, () => {
     });
     await screenshots(h, session, 'campaigns-table', '/admin/campaigns', (p) => p.getByTestId('campaigns').waitFor());
     await screenshots(h, session, 'campaign-new', '/admin/campaigns/new', (p) => p.locator('.cm-content').waitFor());
-    await screenshots(h, session, 'campaign-editor', `/admin/campaigns/${c.id}`, (p) => p.getByTestId('checks').getByText('The image "logo.png"').waitFor());
+    await screenshots(h, session, 'campaign-editor', `/admin/campaigns/${c.id}`, (p) =>
+      p.getByTestId('checks').getByText('The image "logo.png"').waitFor(),
+    );
     // The preview, in each scheme and width. Its axe check is in the first test (with the iframe shown): axe-core
     // waits for the sandboxed frame, which runs no script, and on this busy machine that made each check take minutes.
     mkdirSync(SCREENSHOTS, { recursive: true });
     for (const colorScheme of ['light', 'dark'] as const) {
       for (const phone of [false, true]) {
         const p = await openSignedIn(h, session, `/admin/campaigns/${c.id}`, { colorScheme, phone });
-        await p.getByTestId('preview').getByLabel(/Preview for subscriber/).fill('spring.reader@example.com');
+        await p
+          .getByTestId('preview')
+          .getByLabel(/Preview for subscriber/)
+          .fill('spring.reader@example.com');
         await p.getByTestId('preview').getByRole('button', { name: 'Find / preview' }).click();
         if (phone) await p.getByTestId('preview').getByRole('button', { name: 'Phone' }).click();
         await p.frameLocator('[data-testid=preview] iframe').getByRole('heading', { name: 'Spring news' }).waitFor();

@@ -24,7 +24,10 @@ describe('console: dashboard campaigns', { skip }, () => {
     const page = await openSignedIn(h, session, '/admin/');
     const byStatus = page.getByRole('list', { name: 'Campaigns by status' });
     await byStatus.waitFor();
-    assert.deepEqual((await byStatus.getByRole('listitem').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()), ['draft 1', 'sent 2']);
+    assert.deepEqual(
+      (await byStatus.getByRole('listitem').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()),
+      ['draft 1', 'sent 2'],
+    );
     const row = page.getByRole('row', { name: /Winter news/ });
     assert.match((await row.innerText()).replace(/\s+/g, ' '), /Winter news sent .*1,234 0 \(0\.00%\) 0 \(0\.00%\)/);
     assert.equal(await page.getByRole('row', { name: /An idea/ }).count(), 0);

@@ -65,18 +65,27 @@ describe('console: lists', { skip }, () => {
     await page.getByText('50 shown of 55').waitFor();
 
     await page.getByRole('button', { name: 'Add members' }).click();
-    await page.getByRole('dialog').getByLabel(/E-mail addresses/).fill('new.one@example.com, new.two@example.com');
+    await page
+      .getByRole('dialog')
+      .getByLabel(/E-mail addresses/)
+      .fill('new.one@example.com, new.two@example.com');
     await page.getByRole('dialog').getByRole('button', { name: 'Add', exact: true }).click();
     await page.getByText('2 people added.').waitFor();
     await page.getByTestId('member-count').filter({ hasText: '57' }).waitFor();
 
     await page.getByRole('button', { name: 'Add members' }).click();
-    await page.getByRole('dialog').getByLabel(/E-mail addresses/).fill('asked@example.com');
+    await page
+      .getByRole('dialog')
+      .getByLabel(/E-mail addresses/)
+      .fill('asked@example.com');
     await page.getByRole('dialog').getByLabel('Sent a confirmation mail').check();
     await page.getByRole('dialog').getByRole('button', { name: 'Add', exact: true }).click();
     await page.getByText('1 person added.').waitFor();
     const mails = await h.app.smtp.waitFor(1);
-    assert.deepEqual(mails.map((m) => m.envelope.to), [['asked@example.com']]);
+    assert.deepEqual(
+      mails.map((m) => m.envelope.to),
+      [['asked@example.com']],
+    );
     assert.match(mails[0]!.parsed.text ?? '', /confirm\?uniqueId=/);
 
     await page.getByRole('button', { name: 'Remove member00@example.com' }).click();

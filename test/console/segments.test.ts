@@ -67,7 +67,10 @@ describe('console: segments', { skip }, () => {
     assert.deepEqual((await h.app.inject({ method: 'GET', url: `/api/v2/segments/${segment.id}/count`, headers })).json(), { count: 3 });
 
     await page.getByRole('link', { name: 'Segments' }).first().click();
-    await page.getByRole('row', { name: /Germans on the newsletter/ }).filter({ hasText: '3' }).waitFor();
+    await page
+      .getByRole('row', { name: /Germans on the newsletter/ })
+      .filter({ hasText: '3' })
+      .waitFor();
 
     // Chosen in the campaign editor (no lists): the confirmation counts the segment's three, and they receive it.
     const c = await sendableCampaign(h.app.db, []);
@@ -79,9 +82,15 @@ describe('console: segments', { skip }, () => {
     const view = await h.app.inject({ method: 'GET', url: `/api/v2/campaigns/${c.id}`, headers });
     assert.equal((view.json() as { message_options: { user_selection: string } }).message_options.user_selection, `segment:${segment.id}`);
     await page.goto(`${h.baseUrl}/admin/campaigns/${c.id}/send`);
-    await page.getByTestId('audience').filter({ hasText: `This sends the campaign to 3 recipients matched by segment ${segment.id}, starting now.` }).waitFor();
+    await page
+      .getByTestId('audience')
+      .filter({ hasText: `This sends the campaign to 3 recipients matched by segment ${segment.id}, starting now.` })
+      .waitFor();
     await page.getByRole('button', { name: 'Send to 3 recipients' }).click();
-    await page.getByText(/Sending|Queued|Preparing/).first().waitFor();
+    await page
+      .getByText(/Sending|Queued|Preparing/)
+      .first()
+      .waitFor();
     await parkOtherCampaigns(h.app.db, c.id);
     await withWorker(h.app.ctx, {}, async (w) => {
       for (let i = 0; i < 5; i++) await w.runOnce();

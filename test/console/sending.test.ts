@@ -57,10 +57,17 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
     await h?.close();
   });
 
-  const figure = (page: Page, label: string) => page.getByTestId('figures').locator('.figure', { has: page.getByText(label, { exact: true }) }).locator('dd');
+  const figure = (page: Page, label: string) =>
+    page
+      .getByTestId('figures')
+      .locator('.figure', { has: page.getByText(label, { exact: true }) })
+      .locator('dd');
   const count = async (page: Page, label: string) => Number((await figure(page, label).innerText()).replace(/,/g, ''));
   const reportFigure = (page: Page, label: string) =>
-    page.getByTestId('report-figures').locator('.stat', { has: page.getByText(label, { exact: true }) }).locator('.stat-value');
+    page
+      .getByTestId('report-figures')
+      .locator('.stat', { has: page.getByText(label, { exact: true }) })
+      .locator('.stat-value');
 
   test('the confirmation names the audience; sending shows live progress, pauses, resumes and reaches sent', async () => {
     await screenshots(h, session, 'campaign-send-confirm', `/admin/campaigns/${campaignId}/send`, (p) => p.getByTestId('audience').waitFor());
@@ -82,7 +89,10 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
     const status = await h.app.inject({ method: 'GET', url: `/api/v2/campaigns/${campaignId}`, headers });
     assert.equal(status.json().message_metadata.status, 'suspended');
     // Batches already handed out finish; after that nothing more goes out while paused.
-    await page.getByTestId('eta').filter({ hasText: /^paused$/ }).waitFor();
+    await page
+      .getByTestId('eta')
+      .filter({ hasText: /^paused$/ })
+      .waitFor();
     await figure(page, 'Sending').filter({ hasText: /^0$/ }).waitFor({ timeout: 20_000 });
     const paused = await count(page, 'Sent');
     assert.ok(paused < RECIPIENTS, `paused before the end: ${paused}`);
@@ -94,7 +104,10 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
 
     await page.getByRole('button', { name: 'Resume' }).click();
     await page.getByText('Resumed: sending goes on.').waitFor();
-    await page.getByTestId('send-status').filter({ hasText: /^Sent$/ }).waitFor({ timeout: 60_000 });
+    await page
+      .getByTestId('send-status')
+      .filter({ hasText: /^Sent$/ })
+      .waitFor({ timeout: 60_000 });
     assert.equal(await count(page, 'Sent'), RECIPIENTS);
     assert.equal(await count(page, 'Queued'), 0);
     assert.equal(await count(page, 'Failed'), 0);
@@ -103,7 +116,10 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
     assert.equal(mailsOf(h.app.smtp, campaignId).length, RECIPIENTS);
     assert.equal(await page.getByRole('button', { name: 'Pause' }).count(), 0);
     await screenshots(h, session, 'campaign-send-done', `/admin/campaigns/${campaignId}/send`, (p) =>
-      p.getByTestId('send-status').filter({ hasText: /^Sent$/ }).waitFor(),
+      p
+        .getByTestId('send-status')
+        .filter({ hasText: /^Sent$/ })
+        .waitFor(),
     );
   });
 
@@ -120,12 +136,16 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
     await page.getByLabel('Status').selectOption('sent');
     await page.getByText(`50 shown of ${RECIPIENTS}`).waitFor();
     assert.match(page.url(), /status=sent/);
-    await screenshots(h, session, 'campaign-deliveries', `/admin/campaigns/${campaignId}/deliveries`, (p) => p.getByText(`50 shown of ${RECIPIENTS}`).waitFor());
+    await screenshots(h, session, 'campaign-deliveries', `/admin/campaigns/${campaignId}/deliveries`, (p) =>
+      p.getByText(`50 shown of ${RECIPIENTS}`).waitFor(),
+    );
   });
 
   test("the report's figures and chart change when a received mail's link and open pixel are fetched", async () => {
     const page = await openSignedIn(h, session, `/admin/campaigns/${campaignId}/report`);
-    await reportFigure(page, 'Sent').filter({ hasText: String(RECIPIENTS) }).waitFor();
+    await reportFigure(page, 'Sent')
+      .filter({ hasText: String(RECIPIENTS) })
+      .waitFor();
     assert.equal(await reportFigure(page, 'Unique opens').innerText(), '0');
     assert.equal(await reportFigure(page, 'Unique clicks').innerText(), '0');
     await page.getByText('No opens or clicks yet.').waitFor();
@@ -157,14 +177,28 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
 
     // A bounce matched to one recipient's delivery, as bounce processing stores it: listed with its subscriber.
     const [bounced] = await h.app.db.select().from(subscribers).where(eq(subscribers.email, 'console-send-9@example.org'));
-    await createBounce(h.app.db, { campaignId, subscriberId: bounced!.id, status: 'bounced list message', comment: 'Hard bounce: 550 5.1.1 unknown user' });
+    await createBounce(h.app.db, {
+      campaignId,
+      subscriberId: bounced!.id,
+      status: 'bounced list message',
+      comment: 'Hard bounce: 550 5.1.1 unknown user',
+    });
     await page.reload();
     const bounces = page.getByRole('region', { name: 'Bounces of this campaign' });
     await bounces.waitFor();
     const row = bounces.getByRole('row', { name: /console-send-9@example\.org/ });
-    assert.match((await row.innerText()).replace(/\s+/g, ' '), /console-send-9@example\.org \(bounces\) bounced list message Hard bounce: 550 5\.1\.1 unknown user/);
-    assert.equal(await row.getByRole('link', { name: 'console-send-9@example.org', exact: true }).getAttribute('href'), `/admin/subscribers/${bounced!.id}`);
-    assert.equal(await row.getByRole('link', { name: 'All bounces of console-send-9@example.org' }).getAttribute('href'), `/admin/bounces?subscriber=${bounced!.id}`);
+    assert.match(
+      (await row.innerText()).replace(/\s+/g, ' '),
+      /console-send-9@example\.org \(bounces\) bounced list message Hard bounce: 550 5\.1\.1 unknown user/,
+    );
+    assert.equal(
+      await row.getByRole('link', { name: 'console-send-9@example.org', exact: true }).getAttribute('href'),
+      `/admin/subscribers/${bounced!.id}`,
+    );
+    assert.equal(
+      await row.getByRole('link', { name: 'All bounces of console-send-9@example.org' }).getAttribute('href'),
+      `/admin/bounces?subscriber=${bounced!.id}`,
+    );
     assert.equal(await bounces.page().getByText('1 shown of 1').count(), 1);
     await screenshots(h, session, 'campaign-report', `/admin/campaigns/${campaignId}/report`, (p) => p.locator('.chart canvas').first().waitFor());
   });
@@ -184,14 +218,20 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
     const row = page.getByRole('region', { name: 'Campaign performance table' }).getByRole('row', { name: /Autumn offers/ });
     await row.waitFor();
     assert.match((await row.innerText()).replace(/\s+/g, ' '), /Autumn offers .* 300 1 0\.3% /);
-    await page.getByRole('region', { name: 'Top domains table' }).getByRole('row', { name: /example\.org 300/ }).waitFor();
+    await page
+      .getByRole('region', { name: 'Top domains table' })
+      .getByRole('row', { name: /example\.org 300/ })
+      .waitFor();
     // The charts draw once their lazily loaded module arrives: wait for the fourth before counting.
     await page.locator('.chart canvas').nth(3).waitFor();
     assert.equal(await page.locator('.chart canvas').count(), 4);
     await row.getByRole('link', { name: 'Autumn offers' }).click();
     await page.getByRole('heading', { name: 'Report: Autumn offers' }).waitFor();
     await screenshots(h, session, 'analytics', '/admin/analytics', (p) =>
-      p.getByRole('region', { name: 'Top domains table' }).waitFor().then(() => p.locator('.chart canvas').nth(3).waitFor()),
+      p
+        .getByRole('region', { name: 'Top domains table' })
+        .waitFor()
+        .then(() => p.locator('.chart canvas').nth(3).waitFor()),
     );
   });
 
@@ -201,7 +241,11 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
       method: 'POST',
       url: '/api/v2/campaigns',
       headers,
-      payload: { content: { subject: 'Second try', text: '<p>Hello</p>' }, format: { send_format: 'html' }, options: { from_field: 'news@example.com' } },
+      payload: {
+        content: { subject: 'Second try', text: '<p>Hello</p>' },
+        format: { send_format: 'html' },
+        options: { from_field: 'news@example.com' },
+      },
     });
     const id = (created.json() as { id: number }).id;
     await h.app.inject({ method: 'POST', url: `/api/v2/list-messages/message/${id}/list/${list.id}`, headers });
@@ -212,11 +256,16 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
     assert.equal(await count(page, 'Failed'), 2);
     assert.equal(await count(page, 'Sent'), 1);
     await page.getByText(/Latest failure: 550/).waitFor();
-    await screenshots(h, session, 'campaign-send-failed', `/admin/campaigns/${id}/send`, (p) => p.getByRole('button', { name: 'Retry 2 failed' }).waitFor());
+    await screenshots(h, session, 'campaign-send-failed', `/admin/campaigns/${id}/send`, (p) =>
+      p.getByRole('button', { name: 'Retry 2 failed' }).waitFor(),
+    );
 
     await page.getByRole('button', { name: 'Retry 2 failed' }).click();
     await page.getByText('2 failed deliveries queued again.').waitFor();
-    await page.getByTestId('send-status').filter({ hasText: /^Sent$/ }).waitFor({ timeout: 60_000 });
+    await page
+      .getByTestId('send-status')
+      .filter({ hasText: /^Sent$/ })
+      .waitFor({ timeout: 60_000 });
     assert.equal(await count(page, 'Sent'), 3);
     assert.equal(await count(page, 'Failed'), 0);
     assert.equal(mailsOf(h.app.smtp, id).length, 3);

@@ -13,7 +13,10 @@ describe('serving the console', () => {
   const missing = Fastify({ routerOptions: { ignoreTrailingSlash: true } });
   before(async () => {
     mkdirSync(join(dir, 'assets'));
-    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Mailroom</title><script type="module" src="/admin/assets/index-abc123.js"></script>');
+    writeFileSync(
+      join(dir, 'index.html'),
+      '<!doctype html><title>Mailroom</title><script type="module" src="/admin/assets/index-abc123.js"></script>',
+    );
     writeFileSync(join(dir, 'assets', 'index-abc123.js'), 'console.log(1)');
     await registerConsole(app, { dir });
     await registerConsole(missing, { dir: join(dir, 'nothing-here') });

@@ -39,8 +39,13 @@ describe('console: attributes and administrators', { skip }, () => {
     await page.getByText('“Colour” saved.').waitFor();
 
     const list = await h.app.inject({ method: 'GET', url: '/api/v2/attributes', headers });
-    const colour = (list.json() as { items: { id: number; name: string; type: string; options: { id: number; name: string }[] }[] }).items.find((d) => d.name === 'Colour')!;
-    assert.deepEqual(colour.options.map((o) => o.name), ['Red', 'Green', 'Blue']);
+    const colour = (list.json() as { items: { id: number; name: string; type: string; options: { id: number; name: string }[] }[] }).items.find(
+      (d) => d.name === 'Colour',
+    )!;
+    assert.deepEqual(
+      colour.options.map((o) => o.name),
+      ['Red', 'Green', 'Blue'],
+    );
     const s = await createSubscriber(h.app.db);
     const set = await h.app.inject({ method: 'PUT', url: `/api/v2/subscribers/${s.id}/attributes/${colour.id}`, headers, payload: { value: 'Red' } });
     assert.equal(set.statusCode, 201);
@@ -51,10 +56,13 @@ describe('console: attributes and administrators', { skip }, () => {
     await dialog.getByRole('button', { name: 'Move Blue up' }).click();
     await dialog.getByRole('button', { name: 'Remove Red' }).click();
     await dialog.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('Saved. “Red” is still chosen by subscribers, so it was kept: change those subscribers\' values first.').waitFor();
+    await page.getByText("Saved. “Red” is still chosen by subscribers, so it was kept: change those subscribers' values first.").waitFor();
     const after = await h.app.inject({ method: 'GET', url: `/api/v2/attributes/${colour.id}`, headers });
     const options = (after.json() as { options: { name: string; list_order: number }[] }).options.sort((a, b) => a.list_order - b.list_order);
-    assert.deepEqual(options.map((o) => o.name).filter((n) => n !== 'Red'), ['Blue', 'Lime']);
+    assert.deepEqual(
+      options.map((o) => o.name).filter((n) => n !== 'Red'),
+      ['Blue', 'Lime'],
+    );
     assert.ok(options.some((o) => o.name === 'Red'));
 
     await page.getByRole('button', { name: 'Move Colour up' }).click();
@@ -97,7 +105,10 @@ describe('console: attributes and administrators', { skip }, () => {
     // The notice shows before the reloaded table does.
     await page.getByRole('row', { name: /helper/ }).waitFor({ state: 'detached' });
     const left = await h.app.inject({ method: 'GET', url: '/api/v2/administrators', headers });
-    assert.deepEqual((left.json() as { items: { login_name: string }[] }).items.map((a) => a.login_name), ['root-admin']);
+    assert.deepEqual(
+      (left.json() as { items: { login_name: string }[] }).items.map((a) => a.login_name),
+      ['root-admin'],
+    );
   });
 
   test('an administrator who is not a super user sees neither menu entry, and the pages say they are not allowed', async () => {

@@ -33,7 +33,22 @@ describe('console shell', { skip }, () => {
     const key = await storedItem(page, 'mailroom.session');
     assert.match(key ?? '', /^[0-9a-f]{32}$/);
     const menu = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-    assert.deepEqual(menu, ['Dashboard', 'Campaigns', 'Templates', 'Analytics', 'Lists', 'Subscribers', 'Segments', 'Import', 'Blacklist', 'Bounces', 'Attributes', 'Admin attributes', 'Administrators', 'Your account']);
+    assert.deepEqual(menu, [
+      'Dashboard',
+      'Campaigns',
+      'Templates',
+      'Analytics',
+      'Lists',
+      'Subscribers',
+      'Segments',
+      'Import',
+      'Blacklist',
+      'Bounces',
+      'Attributes',
+      'Admin attributes',
+      'Administrators',
+      'Your account',
+    ]);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
@@ -82,7 +97,11 @@ describe('console shell', { skip }, () => {
     // An error answered by the API itself (one's own e-mail needs no privilege, but the current password).
     await page.goto('/admin/account');
     await page.getByLabel('Your e-mail').fill('new-address@example.com');
-    await page.locator('form').filter({ has: page.getByRole('heading', { name: 'E-mail' }) }).getByLabel('Current password').fill('wrong one');
+    await page
+      .locator('form')
+      .filter({ has: page.getByRole('heading', { name: 'E-mail' }) })
+      .getByLabel('Current password')
+      .fill('wrong one');
     await page.getByRole('button', { name: 'Save e-mail' }).click();
     await page.getByRole('alert').filter({ hasText: 'The current password is not right.' }).waitFor();
   });
@@ -90,7 +109,9 @@ describe('console shell', { skip }, () => {
   test('screenshots and accessibility: sign-in and your account, light and dark, desktop and phone', async () => {
     const { key, sessionId } = await h.app.adminWithSession();
     await screenshots(h, { key: '', id: 0 }, 'sign-in', '/admin/sign-in', (page) => page.getByRole('heading', { name: 'Sign in' }).waitFor());
-    await screenshots(h, { key, id: sessionId }, 'account', '/admin/account', (page) => page.getByRole('heading', { name: 'Your account' }).waitFor());
+    await screenshots(h, { key, id: sessionId }, 'account', '/admin/account', (page) =>
+      page.getByRole('heading', { name: 'Your account' }).waitFor(),
+    );
   });
 
   test('a 429 from the login throttle is shown with its wait', async () => {
@@ -106,7 +127,10 @@ describe('console shell', { skip }, () => {
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('alert').first().waitFor();
     }
-    await page.getByRole('alert').filter({ hasText: /Too many failed sign-ins\. Try again in \d+ (minutes?|seconds?)\./ }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /Too many failed sign-ins\. Try again in \d+ (minutes?|seconds?)\./ })
+      .waitFor();
     assert.equal(await page.getByRole('button', { name: 'Sign in' }).isDisabled(), true);
   });
 });

@@ -19,7 +19,8 @@ describe('console: subscribers, blacklist, dashboard', { skip }, () => {
   const open = (path: string) => openSignedIn(h, session, path);
 
   test('search by a part of the address, filter, page through; the address keeps the search', async () => {
-    for (let i = 0; i < 60; i++) await createSubscriber(h.app.db, { email: `crowd${String(i).padStart(2, '0')}@example.org`, confirmed: i % 2 === 0 });
+    for (let i = 0; i < 60; i++)
+      await createSubscriber(h.app.db, { email: `crowd${String(i).padStart(2, '0')}@example.org`, confirmed: i % 2 === 0 });
     await createSubscriber(h.app.db, { email: 'Rare.Bird@example.net', confirmed: true, blacklisted: true });
     const page = await open('/admin/subscribers');
     await page.getByText('50 shown of 61').waitFor();
@@ -51,7 +52,10 @@ describe('console: subscribers, blacklist, dashboard', { skip }, () => {
     assert.match(page.url(), new RegExp(`\\?list=${list.id}$`));
     await page.getByRole('link', { name: 'Next page →' }).click();
     await page.getByText('5 shown of 55').waitFor();
-    assert.deepEqual(await page.locator('tbody tr td:first-child').allTextContents(), [50, 51, 52, 53, 54].map((i) => `gardener${i}@example.org`));
+    assert.deepEqual(
+      await page.locator('tbody tr td:first-child').allTextContents(),
+      [50, 51, 52, 53, 54].map((i) => `gardener${i}@example.org`),
+    );
     await page.getByLabel('Confirmed').selectOption('true');
     await page.getByText('5 shown of 5').waitFor();
     assert.equal(await page.getByLabel(/^List/).inputValue(), String(list.id));
@@ -106,7 +110,10 @@ describe('console: subscribers, blacklist, dashboard', { skip }, () => {
     const stored = Object.fromEntries(
       (values.json() as { items: { definition: { name: string; options: { id: number; name: string }[] }; value: string }[] }).items.map((v) => {
         const names = v.definition.options.length
-          ? v.value.split(',').map((id) => v.definition.options.find((o) => String(o.id) === id)?.name ?? id).join('+')
+          ? v.value
+              .split(',')
+              .map((id) => v.definition.options.find((o) => String(o.id) === id)?.name ?? id)
+              .join('+')
           : v.value;
         return [v.definition.name, names];
       }),
@@ -134,7 +141,10 @@ describe('console: subscribers, blacklist, dashboard', { skip }, () => {
     await page.getByRole('button', { name: 'Leave Members' }).click();
     await page.getByText('Left Members.').waitFor();
     const after = await h.app.inject({ method: 'GET', url: `/api/v2/subscribers/${s.id}`, headers });
-    assert.deepEqual((after.json() as { subscribed_lists: { id: number }[] }).subscribed_lists.map((l) => l.id), [other.id]);
+    assert.deepEqual(
+      (after.json() as { subscribed_lists: { id: number }[] }).subscribed_lists.map((l) => l.id),
+      [other.id],
+    );
 
     await page.getByRole('button', { name: 'Reset bounce count' }).click();
     await page.getByText('Bounce count reset.').waitFor();
@@ -245,7 +255,11 @@ describe('console: subscribers, blacklist, dashboard', { skip }, () => {
     const totals = page.getByTestId('totals');
     await totals.getByText('Subscribers', { exact: true }).waitFor();
     const value = (label: string) =>
-      totals.locator('.stat').filter({ has: page.getByText(label, { exact: true }) }).locator('.stat-value').textContent();
+      totals
+        .locator('.stat')
+        .filter({ has: page.getByText(label, { exact: true }) })
+        .locator('.stat-value')
+        .textContent();
     const count = Number((await value('Subscribers'))?.replace(/,/g, ''));
     const res = await h.app.inject({ method: 'GET', url: '/api/v2/subscribers?limit=1', headers });
     assert.equal(count, (res.json() as { pagination: { total: number } }).pagination.total);
@@ -260,8 +274,12 @@ describe('console: subscribers, blacklist, dashboard', { skip }, () => {
     const club = await createList(h.app.db, { name: 'Pictured list' });
     await subscribe(h.app.db, club.id, s.id);
     await screenshots(h, session, 'subscribers-by-list', `/admin/subscribers?list=${club.id}`, (page) => page.getByText('1 shown of 1').waitFor());
-    await screenshots(h, session, 'subscriber', `/admin/subscribers/${s.id}`, (page) => page.getByRole('button', { name: 'Save attributes' }).waitFor());
-    await screenshots(h, session, 'blacklist', '/admin/blacklist?email=nobody%40example.com', (page) => page.getByText('is not blacklisted').waitFor());
+    await screenshots(h, session, 'subscriber', `/admin/subscribers/${s.id}`, (page) =>
+      page.getByRole('button', { name: 'Save attributes' }).waitFor(),
+    );
+    await screenshots(h, session, 'blacklist', '/admin/blacklist?email=nobody%40example.com', (page) =>
+      page.getByText('is not blacklisted').waitFor(),
+    );
     await screenshots(h, session, 'dashboard', '/admin/', (page) => page.locator('.chart canvas').first().waitFor());
   });
 });

@@ -53,7 +53,11 @@ async function previewScreenshots(h: ConsoleHarness, session: { key: string; id:
       await page.screenshot({ path: join(SCREENSHOTS, `${name}-${colorScheme}-${phone ? 'phone' : 'desktop'}.png`), fullPage: true });
       const result = await new AxeBuilder({ page }).exclude('iframe').analyze();
       const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-      assert.deepEqual(bad.map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`), [], `${name} ${colorScheme} ${phone}`);
+      assert.deepEqual(
+        bad.map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join('; ')}`),
+        [],
+        `${name} ${colorScheme} ${phone}`,
+      );
       await page.context().close();
     }
   }
@@ -134,8 +138,20 @@ describe('console: templates, bounces and bounce rules', { skip }, () => {
     // Tab indents inside the editor; Escape then Tab leaves it (no keyboard trap), to the next control.
     await page.keyboard.press('Escape');
     await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { closest(s: string): unknown } | null } }).document.activeElement?.closest('.cm-editor') ?? null), null);
-    assert.ok(await page.getByLabel('Phone width').evaluate((el) => el === (el as unknown as { ownerDocument: { activeElement: unknown } }).ownerDocument.activeElement));
+    assert.equal(
+      await page.evaluate(
+        () =>
+          (globalThis as unknown as { document: { activeElement: { closest(s: string): unknown } | null } }).document.activeElement?.closest(
+            '.cm-editor',
+          ) ?? null,
+      ),
+      null,
+    );
+    assert.ok(
+      await page
+        .getByLabel('Phone width')
+        .evaluate((el) => el === (el as unknown as { ownerDocument: { activeElement: unknown } }).ownerDocument.activeElement),
+    );
     await page.getByRole('button', { name: 'Save template' }).click();
     await results.getByText('Template saved.', { exact: false }).waitFor();
     const saved = (await h.app.inject({ method: 'GET', url: `/api/v2/templates/${list.items[0].id}`, headers: headers() })).json();
@@ -172,7 +188,12 @@ describe('console: templates, bounces and bounce rules', { skip }, () => {
   });
 
   test('a template is deleted after the dialog says what happens to campaigns using it', async () => {
-    const created = await h.app.inject({ method: 'POST', url: '/api/v2/templates', headers: headers(), payload: { title: 'Old design', content: '<p>[CONTENT]</p>' } });
+    const created = await h.app.inject({
+      method: 'POST',
+      url: '/api/v2/templates',
+      headers: headers(),
+      payload: { title: 'Old design', content: '<p>[CONTENT]</p>' },
+    });
     const page = await openSignedIn(h, session, '/admin/templates');
     await page.getByRole('button', { name: 'Delete Old design' }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete this template?' });
@@ -184,14 +205,22 @@ describe('console: templates, bounces and bounce rules', { skip }, () => {
   });
 
   test('a bounce rule tried on a pasted bounce (a bad pattern explained), saved, and moved up', async () => {
-    await h.app.inject({ method: 'POST', url: '/api/v2/bounces/regex', headers: headers(), payload: { regex: '/mailbox is full/i', action: 'deletebounce', status: 'active', list_order: 10 } });
+    await h.app.inject({
+      method: 'POST',
+      url: '/api/v2/bounces/regex',
+      headers: headers(),
+      payload: { regex: '/mailbox is full/i', action: 'deletebounce', status: 'active', list_order: 10 },
+    });
     const page = await openSignedIn(h, session, '/admin/bounces');
     await page.getByRole('link', { name: 'Bounce rules' }).click();
     await page.getByRole('button', { name: 'New rule' }).click();
     await page.getByLabel('Pattern').fill('/user (\\w+) \\1/');
     await page.getByLabel('Bounce text').fill(BOUNCE_TEXT);
     await page.getByRole('button', { name: 'Try the pattern' }).click();
-    await page.getByTestId('try-result').getByText(/Backreferences .* are not supported/).waitFor();
+    await page
+      .getByTestId('try-result')
+      .getByText(/Backreferences .* are not supported/)
+      .waitFor();
     await page.getByLabel('Pattern').fill('/user unknown/i');
     await page.getByRole('button', { name: 'Try the pattern' }).click();
     const result = page.getByTestId('try-result');
@@ -199,7 +228,9 @@ describe('console: templates, bounces and bounce rules', { skip }, () => {
     assert.equal(await result.locator('mark').textContent(), 'User unknown');
     await page.getByLabel('Action').selectOption('unconfirmuser');
     await page.getByLabel('Comment').fill('Address does not exist');
-    await screenshots(h, session, 'bounce-rules', '/admin/bounce-rules', (p) => p.getByRole('button', { name: 'Move /mailbox is full/i down' }).waitFor());
+    await screenshots(h, session, 'bounce-rules', '/admin/bounce-rules', (p) =>
+      p.getByRole('button', { name: 'Move /mailbox is full/i down' }).waitFor(),
+    );
     await tryScreenshots(h, session);
     await page.getByRole('button', { name: 'Create rule' }).click();
     await page.getByText('Rule /user unknown/i created.').waitFor();
@@ -214,7 +245,10 @@ describe('console: templates, bounces and bounce rules', { skip }, () => {
     await page.getByRole('button', { name: 'Move /user unknown/i up' }).click();
     await page.getByText('Rule /user unknown/i moved up.').waitFor();
     rules = (await h.app.inject({ method: 'GET', url: '/api/v2/bounces/regex', headers: headers() })).json();
-    assert.deepEqual(rules.map((r: { regex: string }) => r.regex), ['/user unknown/i', '/mailbox is full/i']);
+    assert.deepEqual(
+      rules.map((r: { regex: string }) => r.regex),
+      ['/user unknown/i', '/mailbox is full/i'],
+    );
     // Editing opens the form with the rule, including the try box.
     await page.getByRole('button', { name: 'Edit /mailbox is full/i' }).click();
     await page.getByRole('heading', { name: 'Edit rule /mailbox is full/i' }).waitFor();

@@ -34,7 +34,12 @@ before(async () => {
       done();
     },
   });
-  app = await buildApp({ config, database: testDb.database, migrate: false, logger: { level: 'info', stream, serializers: { err: serializeError } } });
+  app = await buildApp({
+    config,
+    database: testDb.database,
+    migrate: false,
+    logger: { level: 'info', stream, serializers: { err: serializeError } },
+  });
   app.get('/test-errors/plain', async () => {
     throw new Error(SECRET);
   });

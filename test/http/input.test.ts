@@ -172,7 +172,11 @@ describe('query strings', () => {
     assert.equal(res.statusCode, 204, res.body);
     const count = await t.inject({ method: 'GET', url: `/api/v2/lists/${list.id}/count`, headers });
     assert.deepEqual(count.json(), { subscribers_count: 1 });
-    const invalid = await t.inject({ method: 'DELETE', url: `/api/v2/lists/${list.id}/subscribers?emails[0]=ok@example.com&emails[1]=nope`, headers });
+    const invalid = await t.inject({
+      method: 'DELETE',
+      url: `/api/v2/lists/${list.id}/subscribers?emails[0]=ok@example.com&emails[1]=nope`,
+      headers,
+    });
     assert.deepEqual(invalid.json(), { message: 'Validation failed', errors: { 'emails[1]': ['This value is not a valid email address.'] } });
   });
 

@@ -98,7 +98,10 @@ describe('the OpenAPI document', () => {
       servers: { url: string }[];
       paths: Record<string, Record<string, { security?: unknown[] }>>;
     }>();
-    assert.deepEqual(doc.servers.map((s) => s.url), ['/']);
+    assert.deepEqual(
+      doc.servers.map((s) => s.url),
+      ['/'],
+    );
     assert.doesNotMatch(JSON.stringify(doc), /errorMessage/);
     for (const path of ['/attachments/download/{id}', '/api/v2/attachments/download/{id}']) {
       assert.deepEqual(doc.paths[path]?.get?.security, [], path);

@@ -115,7 +115,12 @@ describe('POST and PUT /api/v2/administrators/{adminId}/attributes/{definitionId
   test('a value that is not a string, or too long, is 422', async () => {
     const admin = await createAdmin(t.db);
     const def = await createDefinition();
-    for (const [value, type] of [[12, 'string'], [true, 'string'], [{ a: 1 }, 'string'], [['x'], 'string']] as const) {
+    for (const [value, type] of [
+      [12, 'string'],
+      [true, 'string'],
+      [{ a: 1 }, 'string'],
+      [['x'], 'string'],
+    ] as const) {
       const res = await t.inject({ method: 'POST', url: url(admin.id, def.id), headers, payload: { value } });
       assert.equal(res.statusCode, 422, JSON.stringify(value));
       assert.deepEqual(res.json(), { message: 'Validation failed', errors: { value: [`This value should be of type ${type}.`] } });
@@ -277,7 +282,10 @@ describe('cascades', () => {
     const del = await t.inject({ method: 'DELETE', url: `/api/v2/administrators/attributes/${def.id}`, headers });
     assert.equal(del.statusCode, 204);
     const list = await t.inject({ method: 'GET', url: url(admin.id), headers });
-    assert.deepEqual(list.json().items.map((i: { definition: { id: number } }) => i.definition.id), [keep.id]);
+    assert.deepEqual(
+      list.json().items.map((i: { definition: { id: number } }) => i.definition.id),
+      [keep.id],
+    );
     const get = await t.inject({ method: 'GET', url: url(admin.id, def.id), headers });
     assert.deepEqual(get.json(), NO_VALUE);
     const delAdmin = await t.inject({ method: 'DELETE', url: `/api/v2/administrators/${admin.id}`, headers });

@@ -395,7 +395,12 @@ describe('privileges', () => {
     });
     assert.equal(created.statusCode, 201);
     const id = created.json().id;
-    const updated = await t.inject({ method: 'PUT', url: `/api/v2/administrators/${id}`, headers: manager.headers, payload: { email: 'bm@example.com' } });
+    const updated = await t.inject({
+      method: 'PUT',
+      url: `/api/v2/administrators/${id}`,
+      headers: manager.headers,
+      payload: { email: 'bm@example.com' },
+    });
     assert.equal(updated.statusCode, 200);
     const deleted = await t.inject({ method: 'DELETE', url: `/api/v2/administrators/${id}`, headers: manager.headers });
     assert.equal(deleted.statusCode, 204);

@@ -133,7 +133,12 @@ describe('POST /api/v2/sessions', () => {
     for (let i = 0; i < 3; i++) {
       await t.inject({ method: 'POST', url: '/api/v2/sessions', payload: { login_name: `x${i}`, password: 'p' }, remoteAddress: '10.2.0.1' });
     }
-    const res = await t.inject({ method: 'POST', url: '/api/v2/sessions', payload: { login_name: 'camel', password: 'Bazinga!' }, remoteAddress: '10.2.0.1' });
+    const res = await t.inject({
+      method: 'POST',
+      url: '/api/v2/sessions',
+      payload: { login_name: 'camel', password: 'Bazinga!' },
+      remoteAddress: '10.2.0.1',
+    });
     assert.equal(res.statusCode, 429);
   });
 });

@@ -31,13 +31,21 @@ after(() => t.close());
 const sha = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
 const pattern = (n: number) => Buffer.from(Array.from({ length: n }, (_, i) => (i * 7) % 253));
 const chunkRows = async (hash: string) =>
-  queryRows<{ seq: number; n: number }>(t.db, sql`select seq, length(data)::int as n from attachment_chunks where content_hash = ${hash} order by seq`);
+  queryRows<{ seq: number; n: number }>(
+    t.db,
+    sql`select seq, length(data)::int as n from attachment_chunks where content_hash = ${hash} order by seq`,
+  );
 const temporaryRows = async () =>
   (await queryRows<{ n: number }>(t.db, sql`select count(*)::int as n from attachment_chunks where content_hash like 'tmp:%'`))[0]!.n;
 
 function upload(campaignId: number, file: FilePart) {
   const form = multipart({}, [file]);
-  return t.inject({ method: 'POST', url: `/api/v2/campaigns/${campaignId}/attachments`, headers: { ...headers, ...form.headers }, payload: form.payload });
+  return t.inject({
+    method: 'POST',
+    url: `/api/v2/campaigns/${campaignId}/attachments`,
+    headers: { ...headers, ...form.headers },
+    payload: form.payload,
+  });
 }
 
 describe('attachments in the database', () => {
@@ -73,8 +81,14 @@ describe('attachments in the database', () => {
     const stream = await attachmentStorage(t.ctx).open(sha(data), { chunkSize: 8192 });
     const sizes: number[] = [];
     for await (const chunk of stream!) sizes.push((chunk as Buffer).length);
-    assert.equal(sizes.reduce((a, b) => a + b, 0), data.length);
-    assert.ok(sizes.every((n) => n <= 8192), 'never more than 8192 bytes at a time');
+    assert.equal(
+      sizes.reduce((a, b) => a + b, 0),
+      data.length,
+    );
+    assert.ok(
+      sizes.every((n) => n <= 8192),
+      'never more than 8192 bytes at a time',
+    );
     assert.equal(sizes.filter((n) => n === 8192).length, 64, '32 full chunks out of each stored chunk');
   });
 
@@ -96,15 +110,22 @@ describe('attachments in the database', () => {
     const res = await upload(campaign.id, { name: 'file', filename: 'huge.bin', data: pattern(LIMIT + 1) });
     assert.deepEqual([res.statusCode, res.json()], [413, { message: `The file is larger than the limit of ${LIMIT} bytes.` }]);
     assert.equal(await temporaryRows(), 0);
-    assert.equal((await queryRows<{ n: number }>(t.db, sql`select count(*)::int as n from attachment_chunks where content_hash = ${sha(pattern(LIMIT + 1))}`))[0]!.n, 0);
+    assert.equal(
+      (
+        await queryRows<{ n: number }>(t.db, sql`select count(*)::int as n from attachment_chunks where content_hash = ${sha(pattern(LIMIT + 1))}`)
+      )[0]!.n,
+      0,
+    );
     const storage = attachmentStorage(t.ctx);
     assert.equal(await storage.open('0'.repeat(64)), null);
     assert.equal(await storage.exists('0'.repeat(64)), false);
     // A stream that fails midway stores nothing either.
-    const failing = Readable.from((async function* () {
-      yield pattern(STORED_CHUNK_BYTES + 10);
-      throw new Error('client went away');
-    })());
+    const failing = Readable.from(
+      (async function* () {
+        yield pattern(STORED_CHUNK_BYTES + 10);
+        throw new Error('client went away');
+      })(),
+    );
     await assert.rejects(storage.put(failing), /client went away/);
     assert.equal(await temporaryRows(), 0);
   });

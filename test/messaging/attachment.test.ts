@@ -46,7 +46,9 @@ describe('POST /api/v2/campaigns/{messageId}/attachments', () => {
     const form = multipart({}, [{ name: 'file', filename: 'Prices 2026.pdf', contentType: 'Application/PDF; name=x', data: '%PDF-1.4 body' }]);
     const withDescription = Buffer.concat([
       form.payload.subarray(0, form.payload.length - Buffer.byteLength(`--${form.headers['content-type'].split('boundary=')[1]}--\r\n`)),
-      Buffer.from(`--${form.headers['content-type'].split('boundary=')[1]}\r\nContent-Disposition: form-data; name="description"\r\n\r\nPrice list\r\n--${form.headers['content-type'].split('boundary=')[1]}--\r\n`),
+      Buffer.from(
+        `--${form.headers['content-type'].split('boundary=')[1]}\r\nContent-Disposition: form-data; name="description"\r\n\r\nPrice list\r\n--${form.headers['content-type'].split('boundary=')[1]}--\r\n`,
+      ),
     ]);
     const res = await t.inject({
       method: 'POST',
@@ -76,7 +78,14 @@ describe('POST /api/v2/campaigns/{messageId}/attachments', () => {
     ]);
     assert.equal(res.statusCode, 201);
     const body = res.json();
-    assert.deepEqual(body, { id: body.id, filename: 'data.bin', mime_type: 'application/octet-stream', size: 3, description: null, created_at: body.created_at });
+    assert.deepEqual(body, {
+      id: body.id,
+      filename: 'data.bin',
+      mime_type: 'application/octet-stream',
+      size: 3,
+      description: null,
+      created_at: body.created_at,
+    });
   });
 
   test('file names with path separators or control characters → 422, nothing stored', async () => {
@@ -95,8 +104,7 @@ describe('POST /api/v2/campaigns/{messageId}/attachments', () => {
     }
     // The RFC 5987 form (filename*) is decoded first, then refused the same.
     const boundary = 'xyz';
-    const payload =
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename*=UTF-8''a%1Bb.txt\r\n\r\nevil\r\n--${boundary}--\r\n`;
+    const payload = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename*=UTF-8''a%1Bb.txt\r\n\r\nevil\r\n--${boundary}--\r\n`;
     const encoded = await t.inject({
       method: 'POST',
       url: `/api/v2/campaigns/${campaign.id}/attachments`,
@@ -192,7 +200,10 @@ describe('GET and DELETE /api/v2/campaigns/{messageId}/attachments', () => {
     const again = await t.inject({ method: 'DELETE', url: `/api/v2/campaigns/${campaign.id}/attachments/${a.id}`, headers });
     assert.deepEqual([again.statusCode, again.json()], [404, ATTACHMENT_NOT_FOUND]);
     const after = await t.inject({ method: 'GET', url: `/api/v2/campaigns/${campaign.id}/attachments`, headers });
-    assert.deepEqual(after.json().map((x: { id: number }) => x.id), [b.id]);
+    assert.deepEqual(
+      after.json().map((x: { id: number }) => x.id),
+      [b.id],
+    );
   });
 
   test('forgetCampaignAttachments (for the campaign delete) drops rows and files nothing else uses', async () => {

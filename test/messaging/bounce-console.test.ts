@@ -91,7 +91,12 @@ describe('POST /bounces/regex/test', () => {
     // Unknown fields are dropped, as on every body of the API: nothing here could save the rule.
     const extra = await tryRule({ regex: '/a/', text: 'a', save: true });
     assert.equal(extra.statusCode, 200);
-    const notJson = await t.inject({ method: 'POST', url: '/api/v2/bounces/regex/test', headers: { ...headers, 'content-type': 'application/json' }, payload: '{' });
+    const notJson = await t.inject({
+      method: 'POST',
+      url: '/api/v2/bounces/regex/test',
+      headers: { ...headers, 'content-type': 'application/json' },
+      payload: '{',
+    });
     assert.equal(notJson.statusCode, 400);
   });
 
@@ -118,24 +123,33 @@ describe('GET /bounces/{bounceId}', () => {
   test('the header and body as received', async () => {
     const campaign = await createCampaign(t.db, { subject: 'Raw' });
     const subscriber = await createSubscriber(t.db, { email: 'raw@example.com' });
-    const bounce = await createBounce(t.db, { status: 'bounced list message', header: 'From: MAILER-DAEMON\nSubject: failure', data: 'Mailbox is full', campaignId: campaign.id, subscriberId: subscriber.id });
+    const bounce = await createBounce(t.db, {
+      status: 'bounced list message',
+      header: 'From: MAILER-DAEMON\nSubject: failure',
+      data: 'Mailbox is full',
+      campaignId: campaign.id,
+      subscriberId: subscriber.id,
+    });
     const res = await t.inject({ method: 'GET', url: `/api/v2/bounces/${bounce.id}`, headers });
-    assert.deepEqual([res.statusCode, res.json()], [
-      200,
-      {
-        id: bounce.id,
-        status: 'bounced list message',
-        date: atom(res.json().date),
-        message_id: campaign.id,
-        message_subject: 'Raw',
-        subscriber_id: subscriber.id,
-        subscriber_email: 'raw@example.com',
-        comment: null,
-        header: 'From: MAILER-DAEMON\nSubject: failure',
-        data: 'Mailbox is full',
-        truncated: false,
-      },
-    ]);
+    assert.deepEqual(
+      [res.statusCode, res.json()],
+      [
+        200,
+        {
+          id: bounce.id,
+          status: 'bounced list message',
+          date: atom(res.json().date),
+          message_id: campaign.id,
+          message_subject: 'Raw',
+          subscriber_id: subscriber.id,
+          subscriber_email: 'raw@example.com',
+          comment: null,
+          header: 'From: MAILER-DAEMON\nSubject: failure',
+          data: 'Mailbox is full',
+          truncated: false,
+        },
+      ],
+    );
     const empty = await createBounce(t.db, { status: 'unidentified' });
     const none = await t.inject({ method: 'GET', url: `/api/v2/bounces/${empty.id}`, headers });
     assert.deepEqual(none.json(), {

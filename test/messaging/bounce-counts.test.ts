@@ -51,7 +51,12 @@ async function figures(campaignId: number, ruleId?: number) {
 }
 
 async function createRule(marker: string) {
-  const res = await t.inject({ method: 'POST', url: '/api/v2/bounces/regex', headers: admin, payload: { regex: `/${marker}/`, action: 'unconfirmuser', status: 'active' } });
+  const res = await t.inject({
+    method: 'POST',
+    url: '/api/v2/bounces/regex',
+    headers: admin,
+    payload: { regex: `/${marker}/`, action: 'unconfirmuser', status: 'active' },
+  });
   assert.equal(res.statusCode, 201, res.body);
   return res.json().id as number;
 }
@@ -125,7 +130,10 @@ describe('folding the counts', () => {
     await foldBounceCounts(t.ctx);
     const kept = await createCampaign(t.db, { status: 'sent' });
     const gone = await createCampaign(t.db, { status: 'sent' });
-    const [rule] = await t.db.insert(bounceRules).values({ regex: `/gone-${gone.id}/`, regexHash: `gone-${gone.id}`, action: 'unconfirmuser' }).returning();
+    const [rule] = await t.db
+      .insert(bounceRules)
+      .values({ regex: `/gone-${gone.id}/`, regexHash: `gone-${gone.id}`, action: 'unconfirmuser' })
+      .returning();
     await t.db.insert(bounceCountIncrements).values([
       { campaignId: kept.id, ruleId: rule!.id },
       { campaignId: gone.id, ruleId: null },
@@ -144,7 +152,10 @@ describe('folding the counts', () => {
     await t.db.insert(bounceCountIncrements).values(Array.from({ length: 500 }, () => ({ campaignId: campaign.id })));
     // Straight to the database function: on PostgreSQL each call has a connection of its own.
     const taken = await Promise.all(Array.from({ length: 6 }, () => foldInDatabase(t.db)));
-    assert.equal(taken.reduce((sum, n) => sum + n, 0), 500);
+    assert.equal(
+      taken.reduce((sum, n) => sum + n, 0),
+      500,
+    );
     assert.deepEqual(await figures(campaign.id), { campaign: 500, counter: 500, rule: undefined });
   });
 

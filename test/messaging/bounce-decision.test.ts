@@ -1,13 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  consecutiveWalk,
-  decideBounce,
-  isCertain,
-  ruleEffects,
-  type BounceFacts,
-  type BounceMatch,
-} from '../../src/messaging/bounce-decision.js';
+import { consecutiveWalk, decideBounce, isCertain, ruleEffects, type BounceFacts, type BounceMatch } from '../../src/messaging/bounce-decision.js';
 
 /*
  * The bounce decision (issue 16) without a database: every branch of decideBounce — status, counting, each rule
@@ -20,7 +13,12 @@ const thresholds = { unconfirm: 3, blacklist: 5 };
 const soft: BounceFacts = { kind: 'soft', label: 'Soft bounce 4.2.2', description: 'Soft bounce 4.2.2: mailbox full', rule: null, source: 'http' };
 const hard: BounceFacts = { ...soft, kind: 'hard', label: 'Hard bounce 5.1.1', description: 'Hard bounce 5.1.1: user unknown' };
 const complaint: BounceFacts = { ...soft, kind: 'complaint', label: 'Complaint (abuse)', description: 'Complaint (feedback type abuse)' };
-const delivered: BounceFacts = { ...soft, kind: null, label: 'Delivery report (delivered)', description: 'Delivery report (delivered), not a failure' };
+const delivered: BounceFacts = {
+  ...soft,
+  kind: null,
+  label: 'Delivery report (delivered)',
+  description: 'Delivery report (delivered), not a failure',
+};
 const withRule = (facts: BounceFacts, action: string): BounceFacts => ({ ...facts, rule: { id: 7, action } });
 
 const subscriber = { id: 9, email: 'ann@example.com', confirmed: true, blacklisted: false, bounceCount: 0, listed: false };
@@ -62,7 +60,10 @@ describe('decideBounce: a certain match', () => {
     assert.deepEqual(d.blacklist, [{ email: 'ann@example.com', reason: about('Hard bounce 5.1.1') }]);
     assert.deepEqual(d.actions[1], { action: 'blacklisted', reason: about('Hard bounce 5.1.1') });
     assert.deepEqual(d.subscriber, { id: 9, confirmed: true, blacklisted: true, changed: true });
-    assert.deepEqual(d.history.map((h) => h.summary), ['Bounce', 'Blacklisted']);
+    assert.deepEqual(
+      d.history.map((h) => h.summary),
+      ['Bounce', 'Blacklisted'],
+    );
     const again = decideBounce(ID, hard, { ...certain, subscriber: { ...subscriber, blacklisted: true } }, thresholds);
     assert.deepEqual(actions(again), ['counted']);
     assert.deepEqual(again.blacklist, []);
@@ -89,7 +90,10 @@ describe('decideBounce: a certain match', () => {
     const at = (n: number, s = subscriber, t = thresholds) => decideBounce(ID, soft, { ...certain, subscriber: s, consecutive: n }, t);
     assert.deepEqual(at(2).actions.length, 1);
     assert.deepEqual(at(3).actions[1], { action: 'unconfirmed', reason: '3 consecutive bounces, threshold reached' });
-    assert.deepEqual(at(3).history.map((h) => h.summary), ['Bounce', 'Auto unconfirmed']);
+    assert.deepEqual(
+      at(3).history.map((h) => h.summary),
+      ['Bounce', 'Auto unconfirmed'],
+    );
     assert.deepEqual(actions(at(4, { ...subscriber, confirmed: false })), ['counted']);
     assert.deepEqual(at(5).actions[1], { action: 'blacklisted', reason: '5 consecutive bounces, threshold reached' });
     assert.deepEqual(at(5).blacklist, [{ email: 'ann@example.com', reason: '5 consecutive bounces, threshold reached' }]);
@@ -129,7 +133,12 @@ describe('decideBounce: rules', () => {
   });
 
   test('a rule blacklisting an address already listed and flagged notes nothing, but a listed one not flagged is noted', () => {
-    const both = decideBounce(ID, withRule(soft, 'blacklistuser'), { ...certain, subscriber: { ...subscriber, blacklisted: true, listed: true } }, thresholds);
+    const both = decideBounce(
+      ID,
+      withRule(soft, 'blacklistuser'),
+      { ...certain, subscriber: { ...subscriber, blacklisted: true, listed: true } },
+      thresholds,
+    );
     assert.deepEqual(actions(both), ['counted']);
     const listedOnly = decideBounce(ID, withRule(soft, 'blacklistuser'), { ...certain, subscriber: { ...subscriber, listed: true } }, thresholds);
     assert.deepEqual(actions(listedOnly), ['counted', 'blacklisted']);
@@ -179,7 +188,12 @@ describe('decideBounce: rules', () => {
 
   test('ruleEffects reads each action of reference §5.16', () => {
     assert.deepEqual(ruleEffects('blacklistemailanddeletebounce'), {
-      blacklist: true, unconfirm: false, confirm: false, deleteSubscriber: false, deleteBounce: true, noBounce: false,
+      blacklist: true,
+      unconfirm: false,
+      confirm: false,
+      deleteSubscriber: false,
+      deleteBounce: true,
+      noBounce: false,
     });
     assert.equal(ruleEffects('deleteuserandbounce').deleteBounce, true);
     assert.equal(ruleEffects('unconfirmuseranddeletebounce').unconfirm, true);
@@ -207,12 +221,19 @@ describe('certainty (issue 14): only VERP or returned headers act', () => {
     assert.deepEqual(d.subscriber, { id: 9, confirmed: true, blacklisted: false, changed: false });
     assert.equal(d.deliveryId, 100);
     assert.deepEqual(d.history, [
-      { summary: 'Bounce', detail: `Hard bounce 5.1.1: user unknown (campaign 3, bounce ${ID}); matched only by headers quoted in its text, so nothing was done` },
+      {
+        summary: 'Bounce',
+        detail: `Hard bounce 5.1.1: user unknown (campaign 3, bounce ${ID}); matched only by headers quoted in its text, so nothing was done`,
+      },
     ]);
   });
 
   test('headers quoted in the text, the delivery not sent to that address (or not sent): recorded, not counted', () => {
-    for (const match of [{ ...byText, failedAddressMatches: false }, { ...byText, failedAddressMatches: null }, { ...byText, deliverySent: false }]) {
+    for (const match of [
+      { ...byText, failedAddressMatches: false },
+      { ...byText, failedAddressMatches: null },
+      { ...byText, deliverySent: false },
+    ]) {
       const d = decideBounce(ID, soft, match, thresholds);
       assert.equal(d.counted, false);
       assert.deepEqual(d.actions, []);
@@ -227,7 +248,10 @@ describe('certainty (issue 14): only VERP or returned headers act', () => {
     for (const facts of [hard, complaint, withRule(soft, 'blacklistemail'), withRule(soft, 'deleteuser'), withRule(soft, 'unconfirmuser')]) {
       const d = decideBounce(ID, facts, byAddress, thresholds);
       assert.equal(d.counted, false);
-      assert.deepEqual(d.actions.filter((a) => a.action !== 'bounce_deleted'), []);
+      assert.deepEqual(
+        d.actions.filter((a) => a.action !== 'bounce_deleted'),
+        [],
+      );
       assert.deepEqual(d.blacklist, []);
       assert.equal(d.deleteSubscriber, null);
       assert.deepEqual(d.subscriber, { id: 9, confirmed: true, blacklisted: false, changed: false });

@@ -117,7 +117,9 @@ describe('POST /bounces/inbound: what it accepts', () => {
   });
 
   test('a valid mail that is no bounce at all is stored as unidentified, nothing else done', async () => {
-    const res = await post('From: someone@example.org\r\nTo: bounces@example.com\r\nSubject: hello\r\nMessage-ID: <hello-1@example.org>\r\n\r\nJust saying hi.\r\n');
+    const res = await post(
+      'From: someone@example.org\r\nTo: bounces@example.com\r\nSubject: hello\r\nMessage-ID: <hello-1@example.org>\r\n\r\nJust saying hi.\r\n',
+    );
     assert.equal(res.statusCode, 202);
     const body = res.json();
     assert.deepEqual(body, {
@@ -140,7 +142,12 @@ describe('POST /bounces/inbound: what it accepts', () => {
 describe('POST /bounces/inbound: matching the bounce to what was sent', () => {
   test('by X-Mailroom-Delivery, the other headers agreeing', async () => {
     const { subscriber, campaign, delivery } = await scene();
-    const original = await originalMail({ to: subscriber.email, deliveryId: delivery.id, campaignId: campaign.id, subscriberUid: subscriber.uniqueId });
+    const original = await originalMail({
+      to: subscriber.email,
+      deliveryId: delivery.id,
+      campaignId: campaign.id,
+      subscriberUid: subscriber.uniqueId,
+    });
     const res = await post(dsn({ original, recipient: 'forwarded@elsewhere.example', status: '4.2.2' }));
     assert.equal(res.statusCode, 202);
     const body = res.json();
@@ -163,7 +170,12 @@ describe('POST /bounces/inbound: matching the bounce to what was sent', () => {
   test('a delivery id the other headers contradict is not trusted: campaign + subscriber decide', async () => {
     const a = await scene();
     const b = await scene();
-    const original = await originalMail({ to: b.subscriber.email, deliveryId: a.delivery.id, campaignId: b.campaign.id, subscriberUid: b.subscriber.uniqueId });
+    const original = await originalMail({
+      to: b.subscriber.email,
+      deliveryId: a.delivery.id,
+      campaignId: b.campaign.id,
+      subscriberUid: b.subscriber.uniqueId,
+    });
     const body = (await post(dsn({ original, recipient: b.subscriber.email, status: '4.4.1' }))).json();
     assert.equal(body.matched_by, 'campaign_subscriber');
     assert.equal(body.campaign_id, b.campaign.id);
@@ -208,14 +220,21 @@ describe('POST /bounces/inbound: matching the bounce to what was sent', () => {
   test('an old-style text bounce quoting the returned header; its status code read from the text', async () => {
     const { subscriber, campaign, delivery } = await scene();
     const original = await originalMail({ to: subscriber.email, deliveryId: delivery.id });
-    const body = (await post(plainBounce({ original, recipient: subscriber.email, text: 'Sorry, I could not deliver: mailbox full (#4.2.2)' }))).json();
+    const body = (
+      await post(plainBounce({ original, recipient: subscriber.email, text: 'Sorry, I could not deliver: mailbox full (#4.2.2)' }))
+    ).json();
     assert.equal(body.matched_by, 'delivery');
     assert.equal(body.campaign_id, campaign.id);
     assert.equal(body.kind, 'soft');
   });
 
   test('nothing to match → unidentified, stored, no counts', async () => {
-    const original = await originalMail({ to: 'nobody@unknown.example', deliveryId: 999_999_999, campaignId: 999_999, subscriberUid: 'f'.repeat(32) });
+    const original = await originalMail({
+      to: 'nobody@unknown.example',
+      deliveryId: 999_999_999,
+      campaignId: 999_999,
+      subscriberUid: 'f'.repeat(32),
+    });
     const res = await post(dsn({ original, recipient: 'nobody@unknown.example' }));
     const body = res.json();
     assert.deepEqual(body, {
@@ -245,7 +264,12 @@ describe('POST /bounces/inbound: matching the bounce to what was sent', () => {
 
   test('an abuse report (ARF) is matched through the message it carries', async () => {
     const { subscriber, campaign, delivery } = await scene();
-    const original = await originalMail({ to: subscriber.email, deliveryId: delivery.id, campaignId: campaign.id, subscriberUid: subscriber.uniqueId });
+    const original = await originalMail({
+      to: subscriber.email,
+      deliveryId: delivery.id,
+      campaignId: campaign.id,
+      subscriberUid: subscriber.uniqueId,
+    });
     const body = (await post(arf({ original, recipient: subscriber.email }))).json();
     assert.equal(body.matched_by, 'delivery');
     assert.equal(body.status, 'complaint');
@@ -295,7 +319,10 @@ describe('POST /bounces/inbound: a message sent twice is processed once', () => 
     const original = await originalMail({ to: subscriber.email, deliveryId: delivery.id });
     const message = dsn({ original, recipient: subscriber.email, status: '4.2.2' });
     const answers = await Promise.all(Array.from({ length: 10 }, () => post(message)));
-    assert.deepEqual(answers.map((a) => a.statusCode), Array(10).fill(202));
+    assert.deepEqual(
+      answers.map((a) => a.statusCode),
+      Array(10).fill(202),
+    );
     assert.equal(answers.filter((a) => !a.json().duplicate).length, 1);
     assert.equal((await t.db.select().from(bounces).where(eq(bounces.subscriberId, subscriber.id))).length, 1);
     const { headers } = await t.adminWithSession();

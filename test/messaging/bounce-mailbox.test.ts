@@ -53,7 +53,14 @@ describe('BOUNCE_MAILBOX_URL', () => {
       pass: 'p:ss w',
       folder: 'Bounces',
     });
-    assert.deepEqual(parseMailboxUrl('imap://u:p@127.0.0.1:1143'), { host: '127.0.0.1', port: 1143, secure: false, user: 'u', pass: 'p', folder: 'INBOX' });
+    assert.deepEqual(parseMailboxUrl('imap://u:p@127.0.0.1:1143'), {
+      host: '127.0.0.1',
+      port: 1143,
+      secure: false,
+      user: 'u',
+      pass: 'p',
+      folder: 'INBOX',
+    });
   });
 });
 
@@ -79,23 +86,36 @@ describe('reading the bounce mailbox', () => {
       const [hardBounce] = await t.db.select().from(bounces).where(eq(bounces.subscriberId, hard.subscriber.id));
       assert.equal(hardBounce!.deliveryId, hard.delivery.id);
       assert.equal(hardBounce!.kind, 'hard');
-      const state = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${hard.subscriber.id}`, headers: (await t.adminWithSession()).headers });
+      const state = await t.inject({
+        method: 'GET',
+        url: `/api/v2/subscribers/${hard.subscriber.id}`,
+        headers: (await t.adminWithSession()).headers,
+      });
       assert.equal(state.json().blacklisted, true);
-      const history = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${hard.subscriber.id}/history`, headers: (await t.adminWithSession()).headers });
-      assert.deepEqual(history.json().items.map((h: { summary: string; system_info: string }) => [h.summary, h.system_info]), [
-        ['Bounce', 'Bounce processing (mailbox)'],
-        ['Blacklisted', 'Bounce processing (mailbox)'],
-      ]);
+      const history = await t.inject({
+        method: 'GET',
+        url: `/api/v2/subscribers/${hard.subscriber.id}/history`,
+        headers: (await t.adminWithSession()).headers,
+      });
+      assert.deepEqual(
+        history.json().items.map((h: { summary: string; system_info: string }) => [h.summary, h.system_info]),
+        [
+          ['Bounce', 'Bounce processing (mailbox)'],
+          ['Blacklisted', 'Bounce processing (mailbox)'],
+        ],
+      );
       assert.equal((await t.db.select().from(bounces).where(eq(bounces.subscriberId, viaHttp.subscriber.id))).length, 1);
 
       assert.deepEqual(folder(server, 'INBOX'), [{ flags: ['$MailroomUnreadable', '\\Seen'], subject: undefined }]);
-      assert.deepEqual(folder(server, 'Processed').map((m) => m.subject), [
-        'Undelivered Mail Returned to Sender',
-        'Undelivered Mail Returned to Sender',
-        'Undelivered Mail Returned to Sender',
-      ]);
+      assert.deepEqual(
+        folder(server, 'Processed').map((m) => m.subject),
+        ['Undelivered Mail Returned to Sender', 'Undelivered Mail Returned to Sender', 'Undelivered Mail Returned to Sender'],
+      );
       assert.ok(server.transcript.includes('CREATE Processed'), server.transcript.join('\n'));
-      assert.ok(server.transcript.some((c) => /^UID MOVE 1,2,4 "?Processed"?$/.test(c)), server.transcript.join('\n'));
+      assert.ok(
+        server.transcript.some((c) => /^UID MOVE 1,2,4 "?Processed"?$/.test(c)),
+        server.transcript.join('\n'),
+      );
       assert.deepEqual(destructive(server), []);
 
       // Nothing left to do: the unreadable message is not read again.
@@ -134,7 +154,10 @@ describe('reading the bounce mailbox', () => {
       const small: AppContext = { ...ctx, config: { ...ctx.config, bounces: { ...ctx.config.bounces, maxSize: big.length - 2048 } } };
       const result = await pollMailbox(small);
       assert.equal(result.processed, 1);
-      assert.ok(server.transcript.some((c) => c.includes(`BODY.PEEK[]<0.${big.length - 2048}>`)), server.transcript.join('\n'));
+      assert.ok(
+        server.transcript.some((c) => c.includes(`BODY.PEEK[]<0.${big.length - 2048}>`)),
+        server.transcript.join('\n'),
+      );
       assert.equal((await t.db.select().from(bounces).where(eq(bounces.subscriberId, a.subscriber.id))).length, 1);
     } finally {
       await server.close();

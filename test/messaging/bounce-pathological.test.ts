@@ -46,7 +46,10 @@ const report = (type: string, fields = '') =>
 
 /** Name → message: one for each pass over outside text. */
 const CASES: [string, () => Buffer][] = [
-  ["the issue's example: 80,000 spaces in a quoted-printable body", () => message('Content-Transfer-Encoding: quoted-printable\r\n\r\n', ' ', '', 80_001)],
+  [
+    "the issue's example: 80,000 spaces in a quoted-printable body",
+    () => message('Content-Transfer-Encoding: quoted-printable\r\n\r\n', ' ', '', 80_001),
+  ],
   ['quoted-printable: spaces without a line break', () => message('Content-Transfer-Encoding: quoted-printable\r\n\r\n', ' ')],
   ['quoted-printable: "=" and spaces', () => message('Content-Transfer-Encoding: quoted-printable\r\n\r\n', '= \t')],
   ['HTML: "<" without ">"', () => message('Content-Type: text/html\r\n\r\n', '<')],
@@ -59,8 +62,14 @@ const CASES: [string, () => Buffer][] = [
   ['header lines that are no field (in a part)', () => message('Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\n', 'a \n', '')],
   ['delivery status: blank-looking lines', () => message(report('message/delivery-status'), '\n \t', '\r\n--b--\r\n')],
   ['delivery status: one field of spaces', () => message(report('message/delivery-status', 'Action: failed\r\nStatus: '), ' ', '\r\n--b--\r\n')],
-  ['diagnostic: encoded words', () => message(report('message/delivery-status', 'Action: failed\r\nDiagnostic-Code: smtp; '), '=?a?B?a?= ', '\r\n--b--\r\n')],
-  ['diagnostic: unfinished encoded words', () => message(report('message/delivery-status', 'Action: failed\r\nDiagnostic-Code: smtp; '), '=?a', '\r\n--b--\r\n')],
+  [
+    'diagnostic: encoded words',
+    () => message(report('message/delivery-status', 'Action: failed\r\nDiagnostic-Code: smtp; '), '=?a?B?a?= ', '\r\n--b--\r\n'),
+  ],
+  [
+    'diagnostic: unfinished encoded words',
+    () => message(report('message/delivery-status', 'Action: failed\r\nDiagnostic-Code: smtp; '), '=?a', '\r\n--b--\r\n'),
+  ],
   ['returned headers quoted in the text: ">" and spaces', () => message('\r\n', '\n >', '')],
   ['status codes that never finish', () => message('\r\n', '550 5.1.', '')],
   ['Message-IDs that never close', () => message('\r\nMessage-ID: ', `<${'a'.repeat(249)}`, '')],

@@ -52,7 +52,12 @@ type Scene = Awaited<ReturnType<typeof scene>>;
 /** Posts a DSN for the scene's n-th delivery; answers the endpoint's body. */
 async function bounce(sc: Scene, n = 0, options: { status?: string; diagnostic?: string; action?: string } = {}) {
   const { campaign, delivery } = sc.sent[n]!;
-  const original = await originalMail({ to: sc.subscriber.email, deliveryId: delivery.id, campaignId: campaign.id, subscriberUid: sc.subscriber.uniqueId });
+  const original = await originalMail({
+    to: sc.subscriber.email,
+    deliveryId: delivery.id,
+    campaignId: campaign.id,
+    subscriberUid: sc.subscriber.uniqueId,
+  });
   const res = await t.inject({
     method: 'POST',
     url: '/api/v2/bounces/inbound',
@@ -143,10 +148,13 @@ describe('hard bounces and complaints', () => {
     });
     assert.deepEqual(await subscriberState(sc.subscriber.id), { confirmed: true, blacklisted: true, bounce_count: 0 });
     assert.equal((await get(`/api/v2/blacklist/info/${encodeURIComponent(sc.subscriber.email)}`)).body.reason, about);
-    assert.deepEqual((await historyOf(sc.subscriber.id)).map((h: string[]) => h.slice(0, 2)), [
-      ['Complaint', `Complaint (feedback type abuse) (campaign ${campaign.id}, bounce ${body.id})`],
-      ['Blacklisted', about],
-    ]);
+    assert.deepEqual(
+      (await historyOf(sc.subscriber.id)).map((h: string[]) => h.slice(0, 2)),
+      [
+        ['Complaint', `Complaint (feedback type abuse) (campaign ${campaign.id}, bounce ${body.id})`],
+        ['Blacklisted', about],
+      ],
+    );
     assert.deepEqual(await counters(campaign.id), { counter: 0, campaign: 0 });
   });
 
@@ -181,19 +189,28 @@ describe('consecutive bounces', () => {
     };
     const expectState = async (confirmed: boolean, blacklisted: boolean, count: number) =>
       assert.deepEqual(await subscriberState(sc.subscriber.id), { confirmed, blacklisted, bounce_count: count });
-    assert.deepEqual((await sendAndBounce()).actions.map((a: { action: string }) => a.action), ['counted']);
+    assert.deepEqual(
+      (await sendAndBounce()).actions.map((a: { action: string }) => a.action),
+      ['counted'],
+    );
     await sendAndBounce();
     await expectState(true, false, 2);
     const third = await sendAndBounce();
     assert.deepEqual(third.actions[1], { action: 'unconfirmed', reason: '3 consecutive bounces, threshold reached' });
     await expectState(false, false, 3);
-    assert.deepEqual((await sendAndBounce()).actions.map((a: { action: string }) => a.action), ['counted']);
+    assert.deepEqual(
+      (await sendAndBounce()).actions.map((a: { action: string }) => a.action),
+      ['counted'],
+    );
     const fifth = await sendAndBounce();
     assert.deepEqual(fifth.actions[1], { action: 'blacklisted', reason: '5 consecutive bounces, threshold reached' });
     await expectState(false, true, 5);
     const summaries = (await historyOf(sc.subscriber.id)).map((h: string[]) => h[0]);
     assert.deepEqual(summaries, ['Bounce', 'Bounce', 'Bounce', 'Auto unconfirmed', 'Bounce', 'Bounce', 'Blacklisted']);
-    assert.equal((await get(`/api/v2/blacklist/info/${encodeURIComponent(sc.subscriber.email)}`)).body.reason, '5 consecutive bounces, threshold reached');
+    assert.equal(
+      (await get(`/api/v2/blacklist/info/${encodeURIComponent(sc.subscriber.email)}`)).body.reason,
+      '5 consecutive bounces, threshold reached',
+    );
   });
 
   test('a newer delivery that did not bounce breaks the run; two bounces of one delivery count once', async () => {
@@ -237,25 +254,37 @@ describe('bounce rules', () => {
 
   test('blacklistuser: the subscriber is blacklisted, the bounce kept and counted', async () => {
     const { sc, body, because, stored } = await withRule('blacklistuser');
-    assert.deepEqual(body.actions.map((a: { action: string }) => a.action), ['counted', 'blacklisted']);
+    assert.deepEqual(
+      body.actions.map((a: { action: string }) => a.action),
+      ['counted', 'blacklisted'],
+    );
     assert.equal(body.actions[1].reason, because);
     assert.deepEqual(await subscriberState(sc.subscriber.id), { confirmed: true, blacklisted: true, bounce_count: 1 });
     assert.equal((await get(`/api/v2/blacklist/info/${encodeURIComponent(sc.subscriber.email)}`)).body.reason, because);
     assert.ok(stored);
-    assert.deepEqual((await historyOf(sc.subscriber.id)).map((h: string[]) => h[0]), ['Bounce', 'Blacklisted']);
+    assert.deepEqual(
+      (await historyOf(sc.subscriber.id)).map((h: string[]) => h[0]),
+      ['Bounce', 'Blacklisted'],
+    );
   });
 
   test('blacklistuseranddeletebounce: blacklisted, and the bounce record deleted', async () => {
     const { sc, body, stored } = await withRule('blacklistuseranddeletebounce');
     assert.equal(stored, undefined);
-    assert.deepEqual(body.actions.map((a: { action: string }) => a.action), ['counted', 'blacklisted', 'bounce_deleted']);
+    assert.deepEqual(
+      body.actions.map((a: { action: string }) => a.action),
+      ['counted', 'blacklisted', 'bounce_deleted'],
+    );
     assert.equal((await subscriberState(sc.subscriber.id))!.blacklisted, true);
     assert.equal((await t.db.select().from(bounces).where(eq(bounces.subscriberId, sc.subscriber.id))).length, 0);
   });
 
   test('blacklistemail: the address is blacklisted; an address no subscriber has (never sent to) is not', async () => {
     const { sc, body } = await withRule('blacklistemail');
-    assert.deepEqual(body.actions.map((a: { action: string }) => a.action), ['counted', 'blacklisted']);
+    assert.deepEqual(
+      body.actions.map((a: { action: string }) => a.action),
+      ['counted', 'blacklisted'],
+    );
     assert.equal((await subscriberState(sc.subscriber.id))!.blacklisted, true);
     const marker = `stranger-${Math.random().toString(36).slice(2)}`;
     const ruleId = await createRule(`/${marker}/`, 'blacklistemail');
@@ -277,7 +306,10 @@ describe('bounce rules', () => {
   test('blacklistemailanddeletebounce', async () => {
     const { sc, body, stored } = await withRule('blacklistemailanddeletebounce');
     assert.equal(stored, undefined);
-    assert.deepEqual(body.actions.map((a: { action: string }) => a.action), ['counted', 'blacklisted', 'bounce_deleted']);
+    assert.deepEqual(
+      body.actions.map((a: { action: string }) => a.action),
+      ['counted', 'blacklisted', 'bounce_deleted'],
+    );
     assert.equal((await subscriberState(sc.subscriber.id))!.blacklisted, true);
   });
 
@@ -295,7 +327,10 @@ describe('bounce rules', () => {
   test('unconfirmuseranddeletebounce', async () => {
     const { sc, body, stored } = await withRule('unconfirmuseranddeletebounce');
     assert.equal(stored, undefined);
-    assert.deepEqual(body.actions.map((a: { action: string }) => a.action), ['counted', 'unconfirmed', 'bounce_deleted']);
+    assert.deepEqual(
+      body.actions.map((a: { action: string }) => a.action),
+      ['counted', 'unconfirmed', 'bounce_deleted'],
+    );
     assert.equal((await subscriberState(sc.subscriber.id))!.confirmed, false);
   });
 
@@ -310,7 +345,10 @@ describe('bounce rules', () => {
   test('deleteuserandbounce: subscriber and bounce deleted', async () => {
     const { sc, body, stored } = await withRule('deleteuserandbounce');
     assert.equal(stored, undefined);
-    assert.deepEqual(body.actions.map((a: { action: string }) => a.action), ['subscriber_deleted', 'bounce_deleted']);
+    assert.deepEqual(
+      body.actions.map((a: { action: string }) => a.action),
+      ['subscriber_deleted', 'bounce_deleted'],
+    );
     assert.equal(await subscriberState(sc.subscriber.id), null);
   });
 
@@ -318,10 +356,16 @@ describe('bounce rules', () => {
     const { sc, body, stored } = await withRule('deletebounce', {}, '5.2.2');
     assert.equal(stored, undefined);
     assert.equal(body.kind, 'hard');
-    assert.deepEqual(body.actions.map((a: { action: string }) => a.action), ['bounce_deleted']);
+    assert.deepEqual(
+      body.actions.map((a: { action: string }) => a.action),
+      ['bounce_deleted'],
+    );
     assert.deepEqual(await subscriberState(sc.subscriber.id), { confirmed: true, blacklisted: false, bounce_count: 0 });
     assert.deepEqual(await counters(sc.sent[0]!.campaign.id), { counter: 0, campaign: 0 });
-    assert.deepEqual((await historyOf(sc.subscriber.id)).map((h: string[]) => h[0]), ['Bounce']);
+    assert.deepEqual(
+      (await historyOf(sc.subscriber.id)).map((h: string[]) => h[0]),
+      ['Bounce'],
+    );
   });
 
   test('a message whose bounce a rule deleted, read again, is a duplicate: nothing done twice', async () => {
@@ -334,7 +378,12 @@ describe('bounce rules', () => {
     const send = () =>
       t.inject({ method: 'POST', url: '/api/v2/bounces/inbound', headers: { 'x-bounce-token': TOKEN }, payload: message }).then((r) => r.json());
     const first = await send();
-    await t.inject({ method: 'PUT', url: `/api/v2/subscribers/${sc.subscriber.id}`, headers: admin, payload: { email: sc.subscriber.email, confirmed: true } });
+    await t.inject({
+      method: 'PUT',
+      url: `/api/v2/subscribers/${sc.subscriber.id}`,
+      headers: admin,
+      payload: { email: sc.subscriber.email, confirmed: true },
+    });
     const second = await send();
     assert.deepEqual(second, {
       id: first.id,
@@ -397,7 +446,10 @@ describe('counters', () => {
     }
     assert.deepEqual(await counters(campaign.id), { counter: 3, campaign: 3 });
     const { body } = await get('/api/v2/bounces/by/campaign');
-    assert.deepEqual(body.find((r: { message_id: number }) => r.message_id === campaign.id), { message_id: campaign.id, subject: 'Counted', total_bounces: 3 });
+    assert.deepEqual(
+      body.find((r: { message_id: number }) => r.message_id === campaign.id),
+      { message_id: campaign.id, subject: 'Counted', total_bounces: 3 },
+    );
     const list = await get(`/api/v2/bounces?after_id=${ids[0]! - 1}&limit=1`);
     assert.equal(list.body.items[0].message_subject, 'Counted');
     assert.equal(list.body.items[0].status, 'bounced list message');

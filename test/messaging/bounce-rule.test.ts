@@ -25,7 +25,14 @@ const rule = (extra: Record<string, unknown> = {}) => ({ regex: `/rule ${++n}/i`
 
 describe('bounce rules CRUD', () => {
   test("phpList's flow: create (admin_id = caller), read, list, delete, then 404", async () => {
-    const res = await post({ regex: '/mailbox is full/i', action: 'blacklistuser', list_order: 0, admin: 1, comment: 'Auto-generated rule', status: 'active' });
+    const res = await post({
+      regex: '/mailbox is full/i',
+      action: 'blacklistuser',
+      list_order: 0,
+      admin: 1,
+      comment: 'Auto-generated rule',
+      status: 'active',
+    });
     assert.equal(res.statusCode, 201);
     const body = res.json();
     const expected = {
@@ -44,7 +51,10 @@ describe('bounce rules CRUD', () => {
     assert.deepEqual([one.statusCode, one.json()], [200, expected]);
     const list = await t.inject({ method: 'GET', url: '/api/v2/bounces/regex', headers });
     assert.equal(list.statusCode, 200);
-    assert.deepEqual(list.json().find((r: { id: number }) => r.id === body.id), expected);
+    assert.deepEqual(
+      list.json().find((r: { id: number }) => r.id === body.id),
+      expected,
+    );
     const del = await t.inject({ method: 'DELETE', url: `/api/v2/bounces/regex/${body.id}`, headers });
     assert.equal(del.statusCode, 204);
     assert.equal(del.body, '');
@@ -81,12 +91,22 @@ describe('bounce rules CRUD', () => {
       status: 'invite',
       count: 0,
     });
-    const same = await t.inject({ method: 'PUT', url: `/api/v2/bounces/regex/${created.id}`, headers, payload: { regex: '#user unknown#', action: 'deleteuser', status: 'active' } });
+    const same = await t.inject({
+      method: 'PUT',
+      url: `/api/v2/bounces/regex/${created.id}`,
+      headers,
+      payload: { regex: '#user unknown#', action: 'deleteuser', status: 'active' },
+    });
     assert.equal(same.statusCode, 201, 'its own regex is not a conflict');
     const missing = await t.inject({ method: 'PUT', url: '/api/v2/bounces/regex/999999', headers, payload: {} });
     assert.deepEqual([missing.statusCode, missing.json()], [404, NOT_FOUND]);
     const other = (await post(rule())).json();
-    const clash = await t.inject({ method: 'PUT', url: `/api/v2/bounces/regex/${other.id}`, headers, payload: { regex: '#user unknown#', action: 'deleteuser', status: 'active' } });
+    const clash = await t.inject({
+      method: 'PUT',
+      url: `/api/v2/bounces/regex/${other.id}`,
+      headers,
+      payload: { regex: '#user unknown#', action: 'deleteuser', status: 'active' },
+    });
     assert.deepEqual([clash.statusCode, clash.json()], [409, { message: 'A bounce rule with this regex already exists.' }]);
   });
 
@@ -101,7 +121,11 @@ describe('bounce rules CRUD', () => {
     assert.equal(empty.statusCode, 422);
     assert.deepEqual(
       empty.json(),
-      invalid({ regex: ['This value should not be blank.'], action: ['This value should not be blank.'], status: ['This value should not be blank.'] }),
+      invalid({
+        regex: ['This value should not be blank.'],
+        action: ['This value should not be blank.'],
+        status: ['This value should not be blank.'],
+      }),
     );
     const wrong = await post({ regex: 5, action: 'explode', status: 'on', list_order: 'x', comment: 3 });
     assert.deepEqual(

@@ -81,7 +81,10 @@ describe('VERP tokens', () => {
   });
 
   test('BOUNCE_VERP=1 needs BOUNCE_ADDRESS', () => {
-    assert.throws(() => loadConfig({ BOUNCE_VERP: '1' }), (err: Error) => err instanceof ConfigError && /BOUNCE_VERP=1 needs BOUNCE_ADDRESS/.test(err.message));
+    assert.throws(
+      () => loadConfig({ BOUNCE_VERP: '1' }),
+      (err: Error) => err instanceof ConfigError && /BOUNCE_VERP=1 needs BOUNCE_ADDRESS/.test(err.message),
+    );
     assert.throws(() => loadConfig({ BOUNCE_VERP: 'yes', BOUNCE_ADDRESS: 'b@example.com' }), ConfigError);
     assert.equal(loadConfig({ BOUNCE_VERP: '1', BOUNCE_ADDRESS: 'b@example.com' }).bounceVerp, true);
     assert.equal(loadConfig({}).bounceVerp, false);
@@ -139,7 +142,10 @@ describe('BOUNCE_VERP=1 over real SMTP', () => {
     const viaQuery = (await post(await foreignDsn('postmaster@example.com', second!.email, '4.2.2'), senders.get(second!.email))).json();
     assert.equal(viaQuery.matched_by, 'verp');
     assert.equal(viaQuery.subscriber_id, second!.id);
-    assert.deepEqual(viaQuery.actions.map((a: { action: string }) => a.action), ['counted']);
+    assert.deepEqual(
+      viaQuery.actions.map((a: { action: string }) => a.action),
+      ['counted'],
+    );
   });
 
   test('a forged or altered token is not matched by token: the bounce falls back to the failed address and acts on no one', async () => {
@@ -161,7 +167,12 @@ describe('BOUNCE_VERP=1 over real SMTP', () => {
     const subscriber = await createSubscriber(t.db, { confirmed: true });
     const campaign = await sendableCampaign(t.db, []);
     const before = t.smtp.messages.length;
-    const res = await t.inject({ method: 'POST', url: `/api/v2/campaigns/${campaign.id}/test-send`, headers: admin, payload: { emails: [subscriber.email] } });
+    const res = await t.inject({
+      method: 'POST',
+      url: `/api/v2/campaigns/${campaign.id}/test-send`,
+      headers: admin,
+      payload: { emails: [subscriber.email] },
+    });
     assert.equal(res.statusCode, 200, res.body);
     const [mail] = (await t.smtp.waitFor(before + 1)).slice(before);
     assert.equal(mail!.envelope.from, 'bounces@example.com');
@@ -219,7 +230,9 @@ describe('stricter matching: what is not certain acts on no one', () => {
     const body = (await post(textBounce(original, subscriber.email, 'Remote host said: 550 5.1.1 user unknown'))).json();
     assert.equal(body.matched_by, 'delivery');
     assert.equal(body.kind, 'hard');
-    assert.deepEqual(body.actions, [{ action: 'counted', reason: `Hard bounce 5.1.1 (campaign ${campaign.id}, bounce ${body.id}): bounce count + 1` }]);
+    assert.deepEqual(body.actions, [
+      { action: 'counted', reason: `Hard bounce 5.1.1 (campaign ${campaign.id}, bounce ${body.id}): bounce count + 1` },
+    ]);
     assert.deepEqual(await subscriberState(subscriber.id), { confirmed: true, blacklisted: false, bounce_count: 1 });
     const info = await t.inject({ method: 'GET', url: `/api/v2/blacklist/info/${encodeURIComponent(subscriber.email)}`, headers: admin });
     assert.equal(info.statusCode, 404);
@@ -246,7 +259,10 @@ describe('stricter matching: what is not certain acts on no one', () => {
     for (const { delivery } of sent.slice(0, 2)) {
       const original = await originalMail({ to: subscriber.email, deliveryId: delivery.id });
       const body = (await post(textBounce(original, subscriber.email, 'mailbox full (#4.2.2)'))).json();
-      assert.deepEqual(body.actions.map((a: { action: string }) => a.action), ['counted']);
+      assert.deepEqual(
+        body.actions.map((a: { action: string }) => a.action),
+        ['counted'],
+      );
     }
     assert.deepEqual(await subscriberState(subscriber.id), { confirmed: true, blacklisted: false, bounce_count: 2 });
     const third = sent[2]!;

@@ -35,10 +35,31 @@ describe('bounces', () => {
       status: 'not processed',
       comment: 'Test bounce',
     });
-    const b1 = await createBounce(t.db, { receivedAt: new Date('2026-02-02T10:00:00Z'), status: 'bounced list message', campaignId: mine.id, subscriberId: alice.id, comment: '550 user unknown' });
-    const b2 = await createBounce(t.db, { receivedAt: new Date('2026-02-02T11:00:00Z'), status: 'bounced list message', campaignId: mine.id, subscriberId: bob.id });
-    const b3 = await createBounce(t.db, { receivedAt: new Date('2026-02-03T11:00:00Z'), status: 'bounced list message', campaignId: ownerless.id, subscriberId: alice.id });
-    const b4 = await createBounce(t.db, { receivedAt: new Date('2026-02-04T11:00:00Z'), status: 'unidentified', campaignId: theirs.id, subscriberId: alice.id });
+    const b1 = await createBounce(t.db, {
+      receivedAt: new Date('2026-02-02T10:00:00Z'),
+      status: 'bounced list message',
+      campaignId: mine.id,
+      subscriberId: alice.id,
+      comment: '550 user unknown',
+    });
+    const b2 = await createBounce(t.db, {
+      receivedAt: new Date('2026-02-02T11:00:00Z'),
+      status: 'bounced list message',
+      campaignId: mine.id,
+      subscriberId: bob.id,
+    });
+    const b3 = await createBounce(t.db, {
+      receivedAt: new Date('2026-02-03T11:00:00Z'),
+      status: 'bounced list message',
+      campaignId: ownerless.id,
+      subscriberId: alice.id,
+    });
+    const b4 = await createBounce(t.db, {
+      receivedAt: new Date('2026-02-04T11:00:00Z'),
+      status: 'unidentified',
+      campaignId: theirs.id,
+      subscriberId: alice.id,
+    });
     return { mine, ownerless, theirs, alice, bob, unlinked, b1, b2, b3, b4 };
   }
   before(async () => {
@@ -51,14 +72,44 @@ describe('bounces', () => {
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json(), {
       items: [
-        { id: unlinked.id, status: 'not processed', date: '2026-02-01T11:30:00+00:00', message_id: null, message_subject: null, subscriber_id: null, subscriber_email: null, comment: 'Test bounce' },
-        { id: b1.id, status: 'bounced list message', date: '2026-02-02T10:00:00+00:00', message_id: mine.id, message_subject: 'Mine', subscriber_id: alice.id, subscriber_email: 'alice@example.com', comment: '550 user unknown' },
-        { id: b2.id, status: 'bounced list message', date: '2026-02-02T11:00:00+00:00', message_id: mine.id, message_subject: 'Mine', subscriber_id: bob.id, subscriber_email: 'bob@example.com', comment: null },
+        {
+          id: unlinked.id,
+          status: 'not processed',
+          date: '2026-02-01T11:30:00+00:00',
+          message_id: null,
+          message_subject: null,
+          subscriber_id: null,
+          subscriber_email: null,
+          comment: 'Test bounce',
+        },
+        {
+          id: b1.id,
+          status: 'bounced list message',
+          date: '2026-02-02T10:00:00+00:00',
+          message_id: mine.id,
+          message_subject: 'Mine',
+          subscriber_id: alice.id,
+          subscriber_email: 'alice@example.com',
+          comment: '550 user unknown',
+        },
+        {
+          id: b2.id,
+          status: 'bounced list message',
+          date: '2026-02-02T11:00:00+00:00',
+          message_id: mine.id,
+          message_subject: 'Mine',
+          subscriber_id: bob.id,
+          subscriber_email: 'bob@example.com',
+          comment: null,
+        },
       ],
       pagination: { total: 5, limit: 3, has_more: true, next_cursor: b2.id },
     });
     const next = await get(`/api/v2/bounces?limit=3&after_id=${b2.id}`);
-    assert.deepEqual(next.json().items.map((b: { id: number }) => b.id), [scene.b3.id, b4.id]);
+    assert.deepEqual(
+      next.json().items.map((b: { id: number }) => b.id),
+      [scene.b3.id, b4.id],
+    );
     assert.deepEqual(next.json().pagination, { total: 5, limit: 3, has_more: false, next_cursor: b4.id });
     assert.equal(next.json().items[1].message_subject, 'Theirs');
     assert.equal(theirs.id, next.json().items[1].message_id);
@@ -66,27 +117,42 @@ describe('bounces', () => {
 
   test('GET /bounces?status= filters exactly, trimmed; unknown status is an empty page', async () => {
     const res = await get('/api/v2/bounces?status=%20unidentified%20');
-    assert.deepEqual(res.json().items.map((b: { id: number }) => b.id), [scene.b4.id]);
+    assert.deepEqual(
+      res.json().items.map((b: { id: number }) => b.id),
+      [scene.b4.id],
+    );
     assert.equal(res.json().pagination.total, 1);
     const none = await get('/api/v2/bounces?status=Unidentified');
     assert.deepEqual(none.json(), { items: [], pagination: { total: 0, limit: 25, has_more: false, next_cursor: null } });
   });
 
-  test('GET /bounces?subscriber_id= pages one subscriber\'s bounces, with status; unknown id is empty; not an id is 422', async () => {
+  test("GET /bounces?subscriber_id= pages one subscriber's bounces, with status; unknown id is empty; not an id is 422", async () => {
     const { alice, bob, b1, b3, b4 } = scene;
     const first = await get(`/api/v2/bounces?subscriber_id=${alice.id}&limit=2`);
     assert.equal(first.statusCode, 200, first.body);
-    assert.deepEqual(first.json().items.map((b: { id: number; subscriber_id: number }) => [b.id, b.subscriber_id]), [[b1.id, alice.id], [b3.id, alice.id]]);
+    assert.deepEqual(
+      first.json().items.map((b: { id: number; subscriber_id: number }) => [b.id, b.subscriber_id]),
+      [
+        [b1.id, alice.id],
+        [b3.id, alice.id],
+      ],
+    );
     assert.deepEqual(first.json().pagination, { total: 3, limit: 2, has_more: true, next_cursor: b3.id });
     const next = await get(`/api/v2/bounces?subscriber_id=${alice.id}&limit=2&after_id=${b3.id}`);
-    assert.deepEqual(next.json().items.map((b: { id: number }) => b.id), [b4.id]);
+    assert.deepEqual(
+      next.json().items.map((b: { id: number }) => b.id),
+      [b4.id],
+    );
     const both = await get(`/api/v2/bounces?subscriber_id=${alice.id}&status=unidentified`);
     assert.deepEqual([both.json().items.map((b: { id: number }) => b.id), both.json().pagination.total], [[b4.id], 1]);
     assert.equal((await get(`/api/v2/bounces?subscriber_id=${bob.id}`)).json().pagination.total, 1);
     const none = await get('/api/v2/bounces?subscriber_id=999999');
     assert.deepEqual(none.json(), { items: [], pagination: { total: 0, limit: 25, has_more: false, next_cursor: null } });
     const bad = await get('/api/v2/bounces?subscriber_id=abc');
-    assert.deepEqual([bad.statusCode, bad.json()], [422, { message: 'Validation failed', errors: { subscriber_id: ['This value should be of type integer.'] } }]);
+    assert.deepEqual(
+      [bad.statusCode, bad.json()],
+      [422, { message: 'Validation failed', errors: { subscriber_id: ['This value should be of type integer.'] } }],
+    );
   });
 
   test('GET /bounces/by/campaign: the caller’s and owner-less campaigns, most bounces first', async () => {

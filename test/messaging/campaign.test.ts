@@ -54,7 +54,15 @@ describe('POST /api/v2/campaigns', () => {
         footer: 'Unsubscribe: [UNSUBSCRIBEURL]',
       },
       message_format: { html_formated: true, send_format: 'html', as_text: 0, as_html: 0, as_text_and_html: 0, as_pdf: 0, as_text_and_pdf: 0 },
-      message_metadata: { status: 'draft', processed: 0, views: 0, bounce_count: 0, entered: atom(c.message_metadata.entered), sent: null, send_start: null },
+      message_metadata: {
+        status: 'draft',
+        processed: 0,
+        views: 0,
+        bounce_count: 0,
+        entered: atom(c.message_metadata.entered),
+        sent: null,
+        send_start: null,
+      },
       message_schedule: {
         repeat_interval: 0,
         repeat_until: null,
@@ -71,9 +79,19 @@ describe('POST /api/v2/campaigns', () => {
   });
 
   test('the embargo defaults to now; a template is embedded whole', async () => {
-    const [template] = await t.db.insert(templates).values({ title: `T ${Date.now()}`, content: '<html>[CONTENT]</html>' }).returning();
+    const [template] = await t.db
+      .insert(templates)
+      .values({ title: `T ${Date.now()}`, content: '<html>[CONTENT]</html>' })
+      .returning();
     const c = await create({ template_id: template!.id, schedule: undefined });
-    assert.deepEqual(c.template, { id: template!.id, title: template!.title, content: '<html>[CONTENT]</html>', text: null, list_order: 0, images: null });
+    assert.deepEqual(c.template, {
+      id: template!.id,
+      title: template!.title,
+      content: '<html>[CONTENT]</html>',
+      text: null,
+      list_order: 0,
+      images: null,
+    });
     assert.ok(Math.abs(Date.parse(c.message_schedule.embargo) - Date.now()) < 60_000);
   });
 
@@ -112,7 +130,12 @@ describe('POST /api/v2/campaigns', () => {
     const noTemplate = await t.inject({ method: 'POST', url: '/api/v2/campaigns', headers, payload: body({ template_id: 999999 }) });
     assert.equal(noTemplate.statusCode, 409);
     assert.deepEqual(noTemplate.json(), { message: 'Template with that id does not exists.' });
-    const broken = await t.inject({ method: 'POST', url: '/api/v2/campaigns', headers: { ...headers, 'content-type': 'application/json' }, payload: '{"content":' });
+    const broken = await t.inject({
+      method: 'POST',
+      url: '/api/v2/campaigns',
+      headers: { ...headers, 'content-type': 'application/json' },
+      payload: '{"content":',
+    });
     assert.equal(broken.statusCode, 400);
   });
 
@@ -159,7 +182,9 @@ describe('GET /api/v2/campaigns', () => {
       { campaignId: sent.id, listId: zebra.id },
       { campaignId: sent.id, listId: alpha.id },
     ]);
-    await t.db.insert(campaignCounters).values({ campaignId: sent.id, queued: 1, sent: 90, failed: 4, skipped: 5, uniqueOpens: 30, uniqueClicks: 12, opens: 70 });
+    await t.db
+      .insert(campaignCounters)
+      .values({ campaignId: sent.id, queued: 1, sent: 90, failed: 4, skipped: 5, uniqueOpens: 30, uniqueClicks: 12, opens: 70 });
     const res = await t.inject({ method: 'GET', url: '/api/v2/campaigns?status=sent', headers: own.headers });
     assert.equal(res.statusCode, 200);
     const view = (await t.inject({ method: 'GET', url: `/api/v2/campaigns/${sent.id}`, headers: own.headers })).json();
@@ -183,7 +208,10 @@ describe('GET /api/v2/campaigns', () => {
       pagination: { total: 1, limit: 25, has_more: false, next_cursor: sent.id },
     });
     const drafts = await t.inject({ method: 'GET', url: '/api/v2/campaigns?status=draft', headers: own.headers });
-    assert.deepEqual(drafts.json().items.map((c: { id: number }) => c.id), [draft.id]);
+    assert.deepEqual(
+      drafts.json().items.map((c: { id: number }) => c.id),
+      [draft.id],
+    );
     const bad = await t.inject({ method: 'GET', url: '/api/v2/campaigns?status=lost', headers: own.headers });
     assert.equal(bad.statusCode, 422);
     assert.match(bad.json().errors.status[0], /Allowed values: draft, prepared/);
@@ -205,7 +233,10 @@ describe('GET and PUT /api/v2/campaigns/{id}', () => {
   });
 
   test('PUT: 404 before authentication; replaces groups; omitted template_id clears it; status unchanged', async () => {
-    const [template] = await t.db.insert(templates).values({ title: `P ${Date.now()}`, content: '[CONTENT]' }).returning();
+    const [template] = await t.db
+      .insert(templates)
+      .values({ title: `P ${Date.now()}`, content: '[CONTENT]' })
+      .returning();
     const c = await create({ template_id: template!.id });
     const missingNoAuth = await t.inject({ method: 'PUT', url: '/api/v2/campaigns/999999', payload: { bogus: 1 } });
     assert.equal(missingNoAuth.statusCode, 404);
@@ -216,7 +247,11 @@ describe('GET and PUT /api/v2/campaigns/{id}', () => {
       method: 'PUT',
       url: `/api/v2/campaigns/${c.id}`,
       headers,
-      payload: body({ content: { subject: 'Changed', text: 'Plain words', footer: '' }, format: { send_format: 'text' }, options: { from_field: 'plain@example.com' } }),
+      payload: body({
+        content: { subject: 'Changed', text: 'Plain words', footer: '' },
+        format: { send_format: 'text' },
+        options: { from_field: 'plain@example.com' },
+      }),
     });
     assert.equal(res.statusCode, 200, res.body);
     const updated = res.json();

@@ -92,7 +92,15 @@ describe('POST /api/v2/templates (JSON)', () => {
     const ids = body.images.map((i: { id: number }) => i.id);
     assert.deepEqual(body.images, [
       { id: ids[0], template_id: body.id, mimetype: 'image/png', filename: 'image-1.png', data: png.toString('base64'), width: 10, height: 20 },
-      { id: ids[1], template_id: body.id, mimetype: 'image/jpeg', filename: 'https://cdn.example.com/logo.JPG?v=2', data: '', width: null, height: null },
+      {
+        id: ids[1],
+        template_id: body.id,
+        mimetype: 'image/jpeg',
+        filename: 'https://cdn.example.com/logo.JPG?v=2',
+        data: '',
+        width: null,
+        height: null,
+      },
       { id: ids[2], template_id: body.id, mimetype: null, filename: '/relative/pic', data: '', width: null, height: null },
     ]);
     const get = await t.inject({ method: 'GET', url: `/api/v2/templates/${body.id}`, headers });
@@ -127,7 +135,12 @@ describe('POST /api/v2/templates (JSON)', () => {
         list_order: ['This value should be of type integer.'],
       }),
     );
-    const bad = await t.inject({ method: 'POST', url: '/api/v2/templates', headers: { ...headers, 'content-type': 'application/json' }, payload: '{"title":' });
+    const bad = await t.inject({
+      method: 'POST',
+      url: '/api/v2/templates',
+      headers: { ...headers, 'content-type': 'application/json' },
+      payload: '{"title":',
+    });
     assert.equal(bad.statusCode, 400);
     assert.match(bad.json().message, /^Invalid JSON: /);
   });
@@ -162,10 +175,7 @@ describe('POST /api/v2/templates (JSON)', () => {
       check_images: true,
     });
     assert.equal(res.statusCode, 422);
-    assert.deepEqual(
-      res.json(),
-      invalid({ content: ['Image "b.png" is not a full URL.', 'Image "ftp://example.com/c.png" is not a full URL.'] }),
-    );
+    assert.deepEqual(res.json(), invalid({ content: ['Image "b.png" is not a full URL.', 'Image "ftp://example.com/c.png" is not a full URL.'] }));
   });
 
   test('check_external_images: HEAD must answer 200 (redirects to http followed)', async () => {
@@ -234,7 +244,11 @@ describe('POST /api/v2/templates (JSON)', () => {
       'http://[fd00::1]/x.png',
     ];
     const started = Date.now();
-    const res = await create({ title: title(), content: `[CONTENT]${hops.map((src) => `<img src="${src}">`).join('')}`, check_external_images: true });
+    const res = await create({
+      title: title(),
+      content: `[CONTENT]${hops.map((src) => `<img src="${src}">`).join('')}`,
+      check_external_images: true,
+    });
     assert.equal(res.statusCode, 422);
     assert.deepEqual(res.json(), invalid({ content: hops.map(UNREACHABLE) }));
     // The redirects were asked for; what they point to never was (0.0.0.0 would have reached this server).
@@ -267,14 +281,21 @@ describe('POST /api/v2/templates (multipart)', () => {
   test('form fields as the JSON body would carry them; the file becomes the content (phpList core), shown by GET', async () => {
     const html = '<html>[CONTENT] uploaded <img src="https://cdn.example.com/logo.png"> é</html>';
     const file = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(html)]);
-    const form = multipart(
-      { title: 'Uploaded', content: PAGE, text: '[CONTENT]', list_order: '3', check_links: 'true', check_images: '1' },
-      [{ name: 'file', filename: 'template.html', contentType: 'text/html', data: file }],
-    );
+    const form = multipart({ title: 'Uploaded', content: PAGE, text: '[CONTENT]', list_order: '3', check_links: 'true', check_images: '1' }, [
+      { name: 'file', filename: 'template.html', contentType: 'text/html', data: file },
+    ]);
     const res = await t.inject({ method: 'POST', url: '/api/v2/templates', headers: { ...headers, ...form.headers }, payload: form.payload });
     assert.equal(res.statusCode, 201, res.body);
     const body = res.json();
-    const image = { id: body.images?.[0]?.id, template_id: body.id, mimetype: 'image/png', filename: 'https://cdn.example.com/logo.png', data: '', width: null, height: null };
+    const image = {
+      id: body.images?.[0]?.id,
+      template_id: body.id,
+      mimetype: 'image/png',
+      filename: 'https://cdn.example.com/logo.png',
+      data: '',
+      width: null,
+      height: null,
+    };
     assert.deepEqual(body, { id: body.id, title: 'Uploaded', content: html, text: '[CONTENT]', list_order: 3, images: [image] });
     const read = await t.inject({ method: 'GET', url: `/api/v2/templates/${body.id}`, headers });
     assert.deepEqual(read.json(), body);
@@ -343,13 +364,23 @@ describe('POST /api/v2/templates (multipart)', () => {
       payload: 'garbage',
     });
     assert.equal(noBoundary.statusCode, 400);
-    const big = multipart({ title: title(), content: PAGE }, [{ name: 'file', filename: 'big.html', data: Buffer.alloc(t.config.bodyLimit + 1, 97) }]);
+    const big = multipart({ title: title(), content: PAGE }, [
+      { name: 'file', filename: 'big.html', data: Buffer.alloc(t.config.bodyLimit + 1, 97) },
+    ]);
     const tooBig = await t.inject({ method: 'POST', url: '/api/v2/templates', headers: { ...headers, ...big.headers }, payload: big.payload });
     assert.equal(tooBig.statusCode, 413);
     assert.deepEqual(tooBig.json(), { message: `The file is larger than the limit of ${t.config.bodyLimit} bytes.` });
     const longField = multipart({ title: title(), content: `[CONTENT]${'x'.repeat(t.config.bodyLimit)}` });
-    const fieldTooBig = await t.inject({ method: 'POST', url: '/api/v2/templates', headers: { ...headers, ...longField.headers }, payload: longField.payload });
-    assert.deepEqual([fieldTooBig.statusCode, fieldTooBig.json()], [413, { message: `The field "content" is larger than ${t.config.bodyLimit} bytes.` }]);
+    const fieldTooBig = await t.inject({
+      method: 'POST',
+      url: '/api/v2/templates',
+      headers: { ...headers, ...longField.headers },
+      payload: longField.payload,
+    });
+    assert.deepEqual(
+      [fieldTooBig.statusCode, fieldTooBig.json()],
+      [413, { message: `The field "content" is larger than ${t.config.bodyLimit} bytes.` }],
+    );
   });
 });
 
@@ -406,13 +437,23 @@ describe('built-in templates', () => {
   });
 
   test('POST /templates/defaults/{key} creates from the file; twice → 409; unknown → 404', async () => {
-    for (const [key, name] of [['system', 'System template'], ['responsive', 'Responsive template']] as const) {
+    for (const [key, name] of [
+      ['system', 'System template'],
+      ['responsive', 'Responsive template'],
+    ] as const) {
       const html = readFileSync(new URL(`../../src/messaging/default-templates/${key}.html`, import.meta.url), 'utf8');
       assert.ok(html.includes('[CONTENT]'));
       const res = await t.inject({ method: 'POST', url: `/api/v2/templates/defaults/${key}`, headers });
       assert.equal(res.statusCode, 201);
       const body = res.json();
-      assert.deepEqual(body, { id: body.id, title: name, content: html, text: '[CONTENT]\n\n--\n[FOOTER]\nUnsubscribe: [UNSUBSCRIBEURL]\nYour preferences: [PREFERENCESURL]\n[SIGNATURE]\n', list_order: 0, images: null });
+      assert.deepEqual(body, {
+        id: body.id,
+        title: name,
+        content: html,
+        text: '[CONTENT]\n\n--\n[FOOTER]\nUnsubscribe: [UNSUBSCRIBEURL]\nYour preferences: [PREFERENCESURL]\n[SIGNATURE]\n',
+        list_order: 0,
+        images: null,
+      });
       const again = await t.inject({ method: 'POST', url: `/api/v2/templates/defaults/${key}`, headers });
       assert.deepEqual([again.statusCode, again.json()], [409, TAKEN]);
     }
@@ -438,7 +479,17 @@ describe('PUT /api/v2/templates/{id}', () => {
       content: created.content,
       text: 'T [CONTENT]',
       list_order: 4,
-      images: [{ id: body.images[0].id, template_id: created.id, mimetype: 'image/gif', filename: 'https://x.example/a.gif', data: '', width: null, height: null }],
+      images: [
+        {
+          id: body.images[0].id,
+          template_id: created.id,
+          mimetype: 'image/gif',
+          filename: 'https://x.example/a.gif',
+          data: '',
+          width: null,
+          height: null,
+        },
+      ],
     });
     assert.notEqual(res.json().images[0].id, oldImage);
     const cleared = await t.inject({
@@ -447,7 +498,14 @@ describe('PUT /api/v2/templates/{id}', () => {
       headers,
       payload: { title: 'Updated Template', content: '<b>[CONTENT]</b>', text: null, list_order: 1 },
     });
-    assert.deepEqual(cleared.json(), { id: created.id, title: 'Updated Template', content: '<b>[CONTENT]</b>', text: 'T [CONTENT]', list_order: 1, images: null });
+    assert.deepEqual(cleared.json(), {
+      id: created.id,
+      title: 'Updated Template',
+      content: '<b>[CONTENT]</b>',
+      text: 'T [CONTENT]',
+      list_order: 1,
+      images: null,
+    });
     const rows = await t.db.select().from(templateImages).where(eq(templateImages.templateId, created.id));
     assert.deepEqual(rows, []);
   });
@@ -455,11 +513,21 @@ describe('PUT /api/v2/templates/{id}', () => {
   test('multipart update: a file replaces content and file; without one both stay', async () => {
     const created = (await create({ title: title(), content: PAGE })).json();
     const first = multipart({ title: 'With file' }, [{ name: 'file', filename: 'f.html', data: '<p>one [CONTENT]</p>' }]);
-    const res = await t.inject({ method: 'PUT', url: `/api/v2/templates/${created.id}`, headers: { ...headers, ...first.headers }, payload: first.payload });
+    const res = await t.inject({
+      method: 'PUT',
+      url: `/api/v2/templates/${created.id}`,
+      headers: { ...headers, ...first.headers },
+      payload: first.payload,
+    });
     assert.equal(res.statusCode, 201);
     assert.deepEqual(res.json(), { id: created.id, title: 'With file', content: '<p>one [CONTENT]</p>', text: null, list_order: 0, images: null });
     const second = multipart({ title: 'With file', list_order: '' });
-    const kept = await t.inject({ method: 'PUT', url: `/api/v2/templates/${created.id}`, headers: { ...headers, ...second.headers }, payload: second.payload });
+    const kept = await t.inject({
+      method: 'PUT',
+      url: `/api/v2/templates/${created.id}`,
+      headers: { ...headers, ...second.headers },
+      payload: second.payload,
+    });
     assert.equal(kept.json().content, '<p>one [CONTENT]</p>');
     const [row] = await t.db.select({ file: templates.file }).from(templates).where(eq(templates.id, created.id));
     assert.equal(row!.file!.toString(), '<p>one [CONTENT]</p>');
@@ -509,7 +577,11 @@ describe('POST /api/v2/templates/check (ours)', () => {
 
   test("the save's rules and checks on unsaved HTML: 200 when all pass, the save's 422 when not, nothing stored", async () => {
     const before = await t.db.select({ id: templates.id }).from(templates);
-    const ok = await check({ content: '[CONTENT]<a href="https://example.com/">a</a><img src="https://example.com/a.png">', check_links: true, check_images: true });
+    const ok = await check({
+      content: '[CONTENT]<a href="https://example.com/">a</a><img src="https://example.com/a.png">',
+      check_links: true,
+      check_images: true,
+    });
     assert.deepEqual([ok.statusCode, ok.json()], [200, { ok: true }]);
     const bad = await check({
       content: '<a href="a.html">a</a><img src="b.png">',

@@ -29,15 +29,17 @@ describe('GET /api/v2/subscribers/confirm: the confirm page', () => {
     assert.ok(
       res.body.includes(
         '<h1>Thank you, your subscription is confirmed!</h1><p>You are now on these lists:</p>' +
-          "<ul class=\"lists\"><li>Garden &amp; Home</li><li>Readers' Club</li></ul>",
+          '<ul class="lists"><li>Garden &amp; Home</li><li>Readers\' Club</li></ul>',
       ),
     );
     const href = /<a class="button" href="([^"]+)">Manage your subscription<\/a>/.exec(res.body)![1]!;
     assert.ok(href.startsWith('https://lists.example.org/preferences/'));
-    assert.deepEqual(decodePreferencesToken(t.ctx.secrets.linkToken, href.split('/').pop()!, t.ctx.config.preferences.linkDays), { uniqueId: s.uniqueId });
+    assert.deepEqual(decodePreferencesToken(t.ctx.secrets.linkToken, href.split('/').pop()!, t.ctx.config.preferences.linkDays), {
+      uniqueId: s.uniqueId,
+    });
   });
 
-  test("in the language and look of the subscribe page named by `page`; an unknown or garbled `page` is ignored", async () => {
+  test('in the language and look of the subscribe page named by `page`; an unknown or garbled `page` is ignored', async () => {
     const s = await createSubscriber(t.db, { confirmed: false });
     const page = await createPage(t.db, 'Verein', { language: 'de', accent_color: '#7a1f5c', footer: 'Verein e.V.' });
     const res = await t.inject({ method: 'GET', url: confirmUrl(s.uniqueId, `&page=${page.id}`), headers: { 'accept-language': 'en' } });

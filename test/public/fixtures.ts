@@ -1,12 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import {
-  attributeDefinitions,
-  attributeOptions,
-  subscribePageData,
-  subscribePages,
-  subscribers,
-  subscriptions,
-} from '../../src/db/schema/index.js';
+import { attributeDefinitions, attributeOptions, subscribePageData, subscribePages, subscribers, subscriptions } from '../../src/db/schema/index.js';
 import type { Db } from '../../src/db/client.js';
 import { createAdmin, createList } from '../factories.js';
 
@@ -64,7 +57,10 @@ export async function signupFixture(db: Db, data: Record<string, string | null> 
 }
 
 export async function subscriberByEmail(db: Db, email: string) {
-  const [row] = await db.select().from(subscribers).where(sql`lower(${subscribers.email}) = lower(${email})`);
+  const [row] = await db
+    .select()
+    .from(subscribers)
+    .where(sql`lower(${subscribers.email}) = lower(${email})`);
   return row;
 }
 

@@ -20,7 +20,13 @@ before(async () => {
 after(async () => t?.close());
 
 async function sent() {
-  const campaign = await createCampaign(t.db, { status: 'sent', subject: `Autumn news ${++n}`, body: '<p>Our autumn news.</p>', textBody: '', sendFormat: 'html' });
+  const campaign = await createCampaign(t.db, {
+    status: 'sent',
+    subject: `Autumn news ${++n}`,
+    body: '<p>Our autumn news.</p>',
+    textBody: '',
+    sendFormat: 'html',
+  });
   const forwarder = await createSubscriber(t.db, { confirmed: true, email: `fwd-${n}@example.com` });
   await createDelivery(t.db, campaign.id, forwarder.id);
   const path = `/forward/${encodeForwardToken(t.ctx.secrets.linkToken, { uniqueId: forwarder.uniqueId, campaignId: campaign.id })}`;
@@ -28,7 +34,13 @@ async function sent() {
 }
 
 const post = (path: string, fields: [string, string][], headers: Record<string, string> = {}) =>
-  t.inject({ method: 'POST', url: path, headers: { ...FORM, ...headers }, payload: new URLSearchParams(fields).toString(), remoteAddress: '192.0.2.7' });
+  t.inject({
+    method: 'POST',
+    url: path,
+    headers: { ...FORM, ...headers },
+    payload: new URLSearchParams(fields).toString(),
+    remoteAddress: '192.0.2.7',
+  });
 
 describe('the forward page', () => {
   test('shows a form with FORWARD_EMAIL_COUNT address fields, the name and the note', async () => {
@@ -45,7 +57,12 @@ describe('the forward page', () => {
   test('validation errors beside the fields, input kept; nothing sent', async () => {
     const s = await sent();
     const before = t.smtp.messages.length;
-    const res = await post(s.path, [['friend', 'not-mail'], ['friend', ''], ['from_name', ''], ['note', 'x'.repeat(21)]]);
+    const res = await post(s.path, [
+      ['friend', 'not-mail'],
+      ['friend', ''],
+      ['from_name', ''],
+      ['note', 'x'.repeat(21)],
+    ]);
     assert.equal(res.statusCode, 422);
     assert.match(res.body, /<p class="error" id="friend-0-error">Enter an e-mail address like name@example\.com\.<\/p>/);
     assert.match(res.body, /<p class="error" id="from-name-error">Please fill in this field\.<\/p>/);
@@ -58,22 +75,52 @@ describe('the forward page', () => {
     const s = await sent();
     await t.db.insert(blacklist).values({ email: 'blocked-friend@example.com' });
     const before = t.smtp.messages.length;
-    const res = await post(s.path, [['friend', 'friend-a@example.com'], ['friend', 'blocked-friend@example.com'], ['from_name', 'Alice'], ['note', 'Look!']], { 'accept-language': 'de' });
+    const res = await post(
+      s.path,
+      [
+        ['friend', 'friend-a@example.com'],
+        ['friend', 'blocked-friend@example.com'],
+        ['from_name', 'Alice'],
+        ['note', 'Look!'],
+      ],
+      { 'accept-language': 'de' },
+    );
     assert.equal(res.statusCode, 200);
     assert.match(res.body, /Vielen Dank/);
     const mails = (await t.smtp.waitFor(before + 1)).slice(before);
-    assert.deepEqual(mails.map((m) => m.envelope.to), [['friend-a@example.com']]);
+    assert.deepEqual(
+      mails.map((m) => m.envelope.to),
+      [['friend-a@example.com']],
+    );
     assert.match(mails[0]!.parsed.text ?? '', /Alice <fwd-\d+@example\.com> forwarded this message to you\.\n\nLook!/);
-    const again = await post(s.path, [['friend', 'friend-a@example.com'], ['from_name', 'Alice']], { 'accept-language': 'de' });
+    const again = await post(
+      s.path,
+      [
+        ['friend', 'friend-a@example.com'],
+        ['from_name', 'Alice'],
+      ],
+      { 'accept-language': 'de' },
+    );
     assert.equal(again.body, res.body, 'already sent: the same page');
   });
 
   test("the service's daily limit per subscriber: the 429 page", async () => {
     const s = await sent();
     for (const friend of ['l1@example.com', 'l2@example.com', 'l3@example.com']) {
-      assert.equal((await post(s.path, [['friend', friend], ['from_name', 'A']])).statusCode, 200);
+      assert.equal(
+        (
+          await post(s.path, [
+            ['friend', friend],
+            ['from_name', 'A'],
+          ])
+        ).statusCode,
+        200,
+      );
     }
-    const res = await post(s.path, [['friend', 'l4@example.com'], ['from_name', 'A']]);
+    const res = await post(s.path, [
+      ['friend', 'l4@example.com'],
+      ['from_name', 'A'],
+    ]);
     assert.equal(res.statusCode, 429);
     assert.ok(Number(res.headers['retry-after']) > 0);
     assert.match(res.body, /Please wait a moment/);
@@ -91,7 +138,10 @@ describe('the forward page', () => {
       assert.match(res.body, /This link does not work/);
     }
     for (const path of [notSent, forwardedCopy]) {
-      const res = await post(path, [['friend', 'x@example.com'], ['from_name', 'A']]);
+      const res = await post(path, [
+        ['friend', 'x@example.com'],
+        ['from_name', 'A'],
+      ]);
       assert.equal(res.statusCode, 404, path);
       assert.match(res.body, /This message cannot be forwarded/);
     }

@@ -103,7 +103,10 @@ describe('public pages: preferences link', () => {
     const token = encodePreferencesToken(secret, '0123456789abcdef0123456789abcdef');
     assert.equal(decodePreferencesToken('other', token, 365), null);
     assert.equal(decodePreferencesToken(secret, `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`, 365), null);
-    assert.equal(decodePreferencesToken(secret, encodeUnsubscribeToken(secret, { uniqueId: '0123456789abcdef0123456789abcdef', campaignId: 1 }), 365), null);
+    assert.equal(
+      decodePreferencesToken(secret, encodeUnsubscribeToken(secret, { uniqueId: '0123456789abcdef0123456789abcdef', campaignId: 1 }), 365),
+      null,
+    );
     assert.equal(decodePreferencesToken(secret, 'short', 365), null);
   });
 });

@@ -1,7 +1,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { and, asc, eq } from 'drizzle-orm';
-import { attributeDefinitions, attributeOptions, subscriberAttributeValues, subscriberHistory, subscribers, subscriptions } from '../../src/db/schema/index.js';
+import {
+  attributeDefinitions,
+  attributeOptions,
+  subscriberAttributeValues,
+  subscriberHistory,
+  subscribers,
+  subscriptions,
+} from '../../src/db/schema/index.js';
 import { encodePreferencesToken, today } from '../../src/sending/preferences-link.js';
 import { encodeUnsubscribeToken } from '../../src/subscription/unsubscribe-token.js';
 import { createList, createSubscriber, subscribe } from '../factories.js';
@@ -107,7 +114,16 @@ describe('the page and its changes', () => {
     const hidden = await createList(t.db, { name: 'Hidden', isPublic: false });
     await subscribe(t.db, b.id, sub.id);
     const token = tokenOf(sub.uniqueId);
-    const res = await post(token, [['action', 'lists'], ['list', String(a.id)], ['list', String(hidden.id)], ['list', 'junk']], client());
+    const res = await post(
+      token,
+      [
+        ['action', 'lists'],
+        ['list', String(a.id)],
+        ['list', String(hidden.id)],
+        ['list', 'junk'],
+      ],
+      client(),
+    );
     assert.equal(res.statusCode, 303);
     assert.equal(res.headers.location, `/preferences/${token}?saved=lists`);
     assert.deepEqual(await listIdsOf(sub.id), [a.id]);
@@ -118,16 +134,35 @@ describe('the page and its changes', () => {
     const page = await t.inject({ method: 'GET', url: res.headers.location as string });
     assert.match(page.body, /role="status"><p>Your lists are saved\.<\/p>/);
     // The same again changes nothing and records nothing.
-    await post(token, [['action', 'lists'], ['list', String(a.id)]], client());
+    await post(
+      token,
+      [
+        ['action', 'lists'],
+        ['list', String(a.id)],
+      ],
+      client(),
+    );
     assert.equal((await historyOf(sub.id)).length, 2);
   });
 
   test('attributes: only the editable ones; a bad or missing value comes back beside its field with the input kept', async () => {
     const sub = await createSubscriber(t.db);
-    const [nick] = await t.db.insert(attributeDefinitions).values({ name: 'Nickname', type: 'textline', subscriberEditable: true, listOrder: 1 }).returning();
-    const [born] = await t.db.insert(attributeDefinitions).values({ name: 'Birthday', type: 'date', subscriberEditable: true, listOrder: 2 }).returning();
-    const [colour] = await t.db.insert(attributeDefinitions).values({ name: 'Colour', type: 'select', subscriberEditable: true, required: true, listOrder: 3 }).returning();
-    const [news] = await t.db.insert(attributeDefinitions).values({ name: 'Likes news', type: 'checkbox', subscriberEditable: true, listOrder: 4 }).returning();
+    const [nick] = await t.db
+      .insert(attributeDefinitions)
+      .values({ name: 'Nickname', type: 'textline', subscriberEditable: true, listOrder: 1 })
+      .returning();
+    const [born] = await t.db
+      .insert(attributeDefinitions)
+      .values({ name: 'Birthday', type: 'date', subscriberEditable: true, listOrder: 2 })
+      .returning();
+    const [colour] = await t.db
+      .insert(attributeDefinitions)
+      .values({ name: 'Colour', type: 'select', subscriberEditable: true, required: true, listOrder: 3 })
+      .returning();
+    const [news] = await t.db
+      .insert(attributeDefinitions)
+      .values({ name: 'Likes news', type: 'checkbox', subscriberEditable: true, listOrder: 4 })
+      .returning();
     const [secret] = await t.db.insert(attributeDefinitions).values({ name: 'Internal score', type: 'textline' }).returning();
     const [red] = await t.db.insert(attributeOptions).values({ definitionId: colour!.id, name: 'Red' }).returning();
     const token = tokenOf(sub.uniqueId);
@@ -136,16 +171,39 @@ describe('the page and its changes', () => {
     assert.match(page.body, /Nickname/);
     assert.ok(!page.body.includes('Internal score'));
 
-    const bad = await post(token, [['action', 'attributes'], [`attr_${nick!.id}`, 'Zed <z>'], [`attr_${born!.id}`, '2020-02-31'], [`attr_${secret!.id}`, '99']], client());
+    const bad = await post(
+      token,
+      [
+        ['action', 'attributes'],
+        [`attr_${nick!.id}`, 'Zed <z>'],
+        [`attr_${born!.id}`, '2020-02-31'],
+        [`attr_${secret!.id}`, '99'],
+      ],
+      client(),
+    );
     assert.equal(bad.statusCode, 422);
-    assert.match(bad.body, new RegExp(`<p class="error" id="attr-${born!.id}-error">&quot;2020-02-31&quot; is not a date \\(expected YYYY-MM-DD\\)\\.</p>`));
+    assert.match(
+      bad.body,
+      new RegExp(`<p class="error" id="attr-${born!.id}-error">&quot;2020-02-31&quot; is not a date \\(expected YYYY-MM-DD\\)\\.</p>`),
+    );
     assert.match(bad.body, new RegExp(`<p class="error" id="attr-${colour!.id}-error">Please fill in this field\\.</p>`));
     assert.match(bad.body, /value="Zed &lt;z&gt;"/, 'input kept');
-    assert.equal((await t.db.select().from(subscriberAttributeValues).where(eq(subscriberAttributeValues.subscriberId, sub.id))).length, 0, 'nothing stored');
+    assert.equal(
+      (await t.db.select().from(subscriberAttributeValues).where(eq(subscriberAttributeValues.subscriberId, sub.id))).length,
+      0,
+      'nothing stored',
+    );
 
     const good = await post(
       token,
-      [['action', 'attributes'], [`attr_${nick!.id}`, 'Zed'], [`attr_${born!.id}`, '2000-01-02'], [`attr_${colour!.id}`, String(red!.id)], [`attr_${news!.id}`, 'on'], [`attr_${secret!.id}`, '99']],
+      [
+        ['action', 'attributes'],
+        [`attr_${nick!.id}`, 'Zed'],
+        [`attr_${born!.id}`, '2000-01-02'],
+        [`attr_${colour!.id}`, String(red!.id)],
+        [`attr_${news!.id}`, 'on'],
+        [`attr_${secret!.id}`, '99'],
+      ],
       client(),
     );
     assert.equal(good.statusCode, 303);
@@ -162,7 +220,16 @@ describe('the page and its changes', () => {
     ]);
     assert.deepEqual(await historyOf(sub.id), [['Updated', 'Changed "Nickname", "Birthday", "Colour", "Likes news" in the preference centre']]);
     // Unticking the checkbox (nothing sent for it) stores 0.
-    await post(token, [['action', 'attributes'], [`attr_${nick!.id}`, 'Zed'], [`attr_${born!.id}`, '2000-01-02'], [`attr_${colour!.id}`, String(red!.id)]], client());
+    await post(
+      token,
+      [
+        ['action', 'attributes'],
+        [`attr_${nick!.id}`, 'Zed'],
+        [`attr_${born!.id}`, '2000-01-02'],
+        [`attr_${colour!.id}`, String(red!.id)],
+      ],
+      client(),
+    );
     const [after] = await t.db
       .select()
       .from(subscriberAttributeValues)
@@ -178,7 +245,19 @@ describe('the page and its changes', () => {
     await subscribe(t.db, l1.id, sub.id);
     await subscribe(t.db, l2.id, sub.id);
     const token = tokenOf(sub.uniqueId);
-    assert.equal((await post(token, [['action', 'format'], ['format', 'text']], client())).statusCode, 303);
+    assert.equal(
+      (
+        await post(
+          token,
+          [
+            ['action', 'format'],
+            ['format', 'text'],
+          ],
+          client(),
+        )
+      ).statusCode,
+      303,
+    );
     const [row] = await t.db.select().from(subscribers).where(eq(subscribers.id, sub.id));
     assert.equal(row!.htmlEmail, false);
     assert.equal((await post(token, [['action', 'leave']], client())).statusCode, 303);
@@ -188,7 +267,12 @@ describe('the page and its changes', () => {
       ['Unsubscribed', `Left all lists ("One" (#${l1.id}), "Two" (#${l2.id})) in the preference centre`],
     ]);
     // A body that is no form, or JSON: the page, nothing changed.
-    const json = await t.inject({ method: 'POST', url: `/preferences/${token}`, payload: { action: 'format', format: 'html' }, remoteAddress: client() });
+    const json = await t.inject({
+      method: 'POST',
+      url: `/preferences/${token}`,
+      payload: { action: 'format', format: 'html' },
+      remoteAddress: client(),
+    });
     assert.equal(json.statusCode, 200);
     assert.equal((await t.db.select().from(subscribers).where(eq(subscribers.id, sub.id)))[0]!.htmlEmail, false);
   });
@@ -199,7 +283,15 @@ describe('address change', () => {
     const sub = await createSubscriber(t.db);
     const token = tokenOf(sub.uniqueId);
     const before = t.smtp.messages.length;
-    const res = await post(token, [['action', 'email'], ['email', 'new-home@example.com']], client(), { 'accept-language': 'de' });
+    const res = await post(
+      token,
+      [
+        ['action', 'email'],
+        ['email', 'new-home@example.com'],
+      ],
+      client(),
+      { 'accept-language': 'de' },
+    );
     assert.equal(res.statusCode, 200);
     assert.match(res.body, /Falls new-home@example\.com verwendet werden kann/);
     const [mail] = (await t.smtp.waitFor(before + 1)).slice(before);
@@ -218,12 +310,18 @@ describe('address change', () => {
     assert.match(done.body, /From now on we send our mail to new-home@example\.com/);
     assert.match(done.body, new RegExp(`href="${t.config.publicUrl}/preferences/${token}"`));
     assert.equal((await t.db.select().from(subscribers).where(eq(subscribers.id, sub.id)))[0]!.email, 'new-home@example.com');
-    assert.deepEqual((await historyOf(sub.id)).map((h) => h[1]), [
-      'Asked in the preference centre to change the e-mail address; confirmation sent to the new address',
-      'Changed the e-mail address in the preference centre (confirmed by the new address)',
-    ]);
+    assert.deepEqual(
+      (await historyOf(sub.id)).map((h) => h[1]),
+      [
+        'Asked in the preference centre to change the e-mail address; confirmation sent to the new address',
+        'Changed the e-mail address in the preference centre (confirmed by the new address)',
+      ],
+    );
     // A forged change link: the error page.
-    assert.equal((await t.inject({ method: 'POST', url: `${path}x`, headers: FORM, payload: 'confirm=yes', remoteAddress: client() })).statusCode, 404);
+    assert.equal(
+      (await t.inject({ method: 'POST', url: `${path}x`, headers: FORM, payload: 'confirm=yes', remoteAddress: client() })).statusCode,
+      404,
+    );
   });
 
   test('an address someone has: the same answer (apart from the address), no mail; invalid input: 422 beside the field', async () => {
@@ -231,15 +329,39 @@ describe('address change', () => {
     const other = await createSubscriber(t.db, { email: 'Taken-Addr@example.com' });
     const token = tokenOf(sub.uniqueId);
     const before = t.smtp.messages.length;
-    const taken = await post(token, [['action', 'email'], ['email', 'taken-addr@example.com']], client());
-    const free = await post(token, [['action', 'email'], ['email', 'freeaddr9@example.com']], client());
+    const taken = await post(
+      token,
+      [
+        ['action', 'email'],
+        ['email', 'taken-addr@example.com'],
+      ],
+      client(),
+    );
+    const free = await post(
+      token,
+      [
+        ['action', 'email'],
+        ['email', 'freeaddr9@example.com'],
+      ],
+      client(),
+    );
     assert.equal(taken.statusCode, free.statusCode);
     assert.equal(taken.body.replace('taken-addr@example.com', 'X'), free.body.replace('freeaddr9@example.com', 'X'));
     await t.smtp.waitFor(before + 1);
-    assert.deepEqual(t.smtp.messages.slice(before).map((m) => m.envelope.to), [['freeaddr9@example.com']]);
+    assert.deepEqual(
+      t.smtp.messages.slice(before).map((m) => m.envelope.to),
+      [['freeaddr9@example.com']],
+    );
     assert.equal((await t.db.select().from(subscribers).where(eq(subscribers.id, other.id)))[0]!.email, 'Taken-Addr@example.com');
 
-    const invalid = await post(token, [['action', 'email'], ['email', 'not an address']], client());
+    const invalid = await post(
+      token,
+      [
+        ['action', 'email'],
+        ['email', 'not an address'],
+      ],
+      client(),
+    );
     assert.equal(invalid.statusCode, 422);
     assert.match(invalid.body, /<p class="error" id="email-error">Enter an e-mail address like name@example\.com\.<\/p>/);
     assert.match(invalid.body, /value="not an address"/);
@@ -251,13 +373,45 @@ describe('abuse', () => {
     const sub = await createSubscriber(t.db);
     const token = tokenOf(sub.uniqueId);
     const ip = client();
-    for (let i = 0; i < 8; i++) assert.equal((await post(token, [['action', 'format'], ['format', 'html']], ip)).statusCode, 303);
-    const res = await post(token, [['action', 'format'], ['format', 'text']], ip);
+    for (let i = 0; i < 8; i++)
+      assert.equal(
+        (
+          await post(
+            token,
+            [
+              ['action', 'format'],
+              ['format', 'html'],
+            ],
+            ip,
+          )
+        ).statusCode,
+        303,
+      );
+    const res = await post(
+      token,
+      [
+        ['action', 'format'],
+        ['format', 'text'],
+      ],
+      ip,
+    );
     assert.equal(res.statusCode, 429);
     assert.ok(Number(res.headers['retry-after']) > 0);
     assert.match(res.body, /Please wait a moment/);
     assert.equal((await t.db.select().from(subscribers).where(eq(subscribers.id, sub.id)))[0]!.htmlEmail, true, 'nothing changed');
     // Another client is not held up.
-    assert.equal((await post(token, [['action', 'format'], ['format', 'html']], client())).statusCode, 303);
+    assert.equal(
+      (
+        await post(
+          token,
+          [
+            ['action', 'format'],
+            ['format', 'html'],
+          ],
+          client(),
+        )
+      ).statusCode,
+      303,
+    );
   });
 });

@@ -37,7 +37,10 @@ before(async () => {
   const news = await createList(db, { name: 'Weekly news', description: 'What happened this week, every Friday.' });
   const events = await createList(db, { name: 'Events', description: 'Invitations to our meet-ups.' });
   lists = { news: news.id, events: events.id };
-  const [nick] = await db.insert(attributeDefinitions).values({ name: 'Nickname', type: 'textline', subscriberEditable: true, listOrder: 1 }).returning();
+  const [nick] = await db
+    .insert(attributeDefinitions)
+    .values({ name: 'Nickname', type: 'textline', subscriberEditable: true, listOrder: 1 })
+    .returning();
   nickname = nick!.id;
   const subscriber = await createSubscriber(db, { email: 'reader@example.com', confirmed: true });
   subscriberId = subscriber.id;
@@ -62,7 +65,9 @@ before(async () => {
 after(async () => h?.close());
 
 const listIds = async () =>
-  (await h.app.db.select({ id: subscriptions.listId }).from(subscriptions).where(eq(subscriptions.subscriberId, subscriberId))).map((r) => r.id).sort();
+  (await h.app.db.select({ id: subscriptions.listId }).from(subscriptions).where(eq(subscriptions.subscriberId, subscriberId)))
+    .map((r) => r.id)
+    .sort();
 
 describe('the preference centre in a browser', { skip }, () => {
   test('screenshots of the page (light, dark, desktop, phone) and in German', async () => {

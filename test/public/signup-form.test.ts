@@ -54,7 +54,10 @@ describe('GET /subscribe/{pageId}', () => {
     assert.match(html, /^<!doctype html><html lang="en">/);
     assert.ok(html.includes(`<h1>${f.page.title}</h1><p class="intro">News from the club.\nNo spam.</p>`));
     assert.ok(html.includes(`<form method="post" action="/subscribe/${f.page.id}" novalidate>`));
-    assert.match(html, /<label for="email">E-mail address <span class="req">\(required\)<\/span><\/label><input type="email" id="email" name="email"/);
+    assert.match(
+      html,
+      /<label for="email">E-mail address <span class="req">\(required\)<\/span><\/label><input type="email" id="email" name="email"/,
+    );
     assert.ok(html.includes(`<label for="attr_${f.name.id}">${f.name.name} <span class="req">(required)</span></label>`));
     assert.ok(html.includes(`<select id="attr_${f.country.id}" name="attr_${f.country.id}">`));
     for (const o of f.country.options) assert.ok(html.includes(`<option value="${o.id}">${o.name}</option>`));
@@ -153,26 +156,20 @@ describe('POST /subscribe/{pageId}', () => {
     assert.equal(subscriber.confirmed, false);
     assert.deepEqual(await listIdsOf(t.db, subscriber.id), [f.events.id], 'only the chosen list the page offers');
     const values = await t.db.select().from(subscriberAttributeValues).where(eq(subscriberAttributeValues.subscriberId, subscriber.id));
-    assert.deepEqual(
-      Object.fromEntries(values.map((v) => [v.definitionId, v.value])),
-      {
-        [f.name.id]: 'Ada',
-        [f.country.id]: String(f.country.options[1]!.id),
-        [f.member.id]: '1',
-        [f.level.id]: String(f.level.options[1]!.id),
-        [f.topics.id]: `${f.topics.options[0]!.id},${f.topics.options[2]!.id}`,
-        [f.birthday.id]: '1990-12-10',
-        [f.note.id]: 'Hello\nthere',
-      },
-    );
+    assert.deepEqual(Object.fromEntries(values.map((v) => [v.definitionId, v.value])), {
+      [f.name.id]: 'Ada',
+      [f.country.id]: String(f.country.options[1]!.id),
+      [f.member.id]: '1',
+      [f.level.id]: String(f.level.options[1]!.id),
+      [f.topics.id]: `${f.topics.options[0]!.id},${f.topics.options[2]!.id}`,
+      [f.birthday.id]: '1990-12-10',
+      [f.note.id]: 'Hello\nthere',
+    });
     const entries = await t.db.select().from(subscriberHistory).where(eq(subscriberHistory.subscriberId, subscriber.id));
-    assert.deepEqual(
-      entries.map((e) => [e.summary, e.detail]).sort(),
-      [
-        ['Subscribed', `Subscribed to "${f.events.name}" on subscribe page "${f.page.title}" (#${f.page.id})`],
-        ['Subscriber created', `Created on subscribe page "${f.page.title}" (#${f.page.id})`],
-      ],
-    );
+    assert.deepEqual(entries.map((e) => [e.summary, e.detail]).sort(), [
+      ['Subscribed', `Subscribed to "${f.events.name}" on subscribe page "${f.page.title}" (#${f.page.id})`],
+      ['Subscriber created', `Created on subscribe page "${f.page.title}" (#${f.page.id})`],
+    ]);
     const mails = await mailsTo(email);
     assert.equal(mails.length, 1);
     assert.equal(mails[0]!.parsed.subject, 'Please confirm your subscription');
@@ -266,7 +263,11 @@ describe('POST /subscribe/{pageId}', () => {
 
   test('single opt-in page: a new address is confirmed at once and gets no mail', async () => {
     const f = await signupFixture(t.db, { double_optin: '0', thankyoupage: null });
-    const res = await post(f.page.id, [['email', 'single@example.org'], ['attr_' + f.name.id, 'S'], ['list', String(f.news.id)]]);
+    const res = await post(f.page.id, [
+      ['email', 'single@example.org'],
+      ['attr_' + f.name.id, 'S'],
+      ['list', String(f.news.id)],
+    ]);
     assert.equal(res.statusCode, 303);
     const s = (await subscriberByEmail(t.db, 'single@example.org'))!;
     assert.equal(s.confirmed, true);
@@ -311,7 +312,12 @@ describe('sign-up form: limits and no disclosure', () => {
     const f = await signupFixture(t.db);
     const confirmed = await createSubscriber(t.db, { confirmed: true });
     await subscribe(t.db, f.news.id, confirmed.id);
-    const res = await post(f.page.id, [['email', confirmed.email], ['attr_' + f.name.id, 'C'], ['list', String(f.news.id)], ['list', String(f.events.id)]]);
+    const res = await post(f.page.id, [
+      ['email', confirmed.email],
+      ['attr_' + f.name.id, 'C'],
+      ['list', String(f.news.id)],
+      ['list', String(f.events.id)],
+    ]);
     assert.equal(res.statusCode, 303);
     assert.deepEqual(await listIdsOf(t.db, confirmed.id), [f.news.id]);
     const mails = await mailsTo(confirmed.email);
@@ -321,7 +327,10 @@ describe('sign-up form: limits and no disclosure', () => {
     const link = /(http\S+list-subscriptions\/confirm\?token=\S+)/.exec(text)![1]!;
     const joined = await t.inject({ method: 'GET', url: link.slice(t.config.publicUrl.length) });
     assert.equal(joined.statusCode, 200);
-    assert.deepEqual(await listIdsOf(t.db, confirmed.id), [f.news.id, f.events.id].sort((a, b) => a - b));
+    assert.deepEqual(
+      await listIdsOf(t.db, confirmed.id),
+      [f.news.id, f.events.id].sort((a, b) => a - b),
+    );
   });
 
   test('one sign-up per address in 10 minutes: the second is the 429 page with Retry-After; after the window, the confirmation again', async () => {
@@ -381,7 +390,11 @@ describe('GET /api/v2/subscribe-pages/{pageId}/embed', () => {
     assert.equal(res.statusCode, 200);
     const { html, url } = res.json() as { html: string; url: string };
     assert.equal(url, `${t.config.publicUrl}/subscribe/${f.page.id}`);
-    assert.ok(html.startsWith(`<form class="mailroom-signup" method="post" action="${t.config.publicUrl}/subscribe/${f.page.id}" accept-charset="utf-8" lang="en">\n`));
+    assert.ok(
+      html.startsWith(
+        `<form class="mailroom-signup" method="post" action="${t.config.publicUrl}/subscribe/${f.page.id}" accept-charset="utf-8" lang="en">\n`,
+      ),
+    );
     assert.ok(html.includes('<input type="email" id="email" name="email"'));
     assert.ok(html.includes(`name="attr_${f.country.id}"`));
     assert.ok(html.includes(`<input type="checkbox" id="lists-1" name="list" value="${f.events.id}">`));
@@ -394,7 +407,12 @@ describe('GET /api/v2/subscribe-pages/{pageId}/embed', () => {
       url: `/subscribe/${f.page.id}`,
       headers: { ...FORM, origin: 'https://www.club.example', referer: 'https://www.club.example/join' },
       remoteAddress: nextClient(),
-      payload: new URLSearchParams([['email', 'embedded@example.org'], ['attr_' + f.name.id, 'E'], ['list', String(f.news.id)], ['website', '']]).toString(),
+      payload: new URLSearchParams([
+        ['email', 'embedded@example.org'],
+        ['attr_' + f.name.id, 'E'],
+        ['list', String(f.news.id)],
+        ['website', ''],
+      ]).toString(),
     });
     assert.equal(posted.statusCode, 303);
     assert.equal(posted.headers.location, `/subscribe/${f.page.id}/thanks`);
@@ -433,7 +451,13 @@ describe('PUT /api/v2/subscribe-pages/{id}/data: the look settings are checked',
       const res = await put(name, value);
       assert.deepEqual([res.statusCode, res.json()], [422, { message: 'Validation failed', errors: { value: [message] } }], name);
     }
-    for (const [name, value] of [['accent_color', '#A0b'], ['logo_url', 'https://x.example/l.svg'], ['language', 'DE'], ['accent_color', ''], ['logo_url', null]] as const) {
+    for (const [name, value] of [
+      ['accent_color', '#A0b'],
+      ['logo_url', 'https://x.example/l.svg'],
+      ['language', 'DE'],
+      ['accent_color', ''],
+      ['logo_url', null],
+    ] as const) {
       assert.equal((await put(name, value)).statusCode, 200, `${name}=${value}`);
     }
   });

@@ -76,7 +76,10 @@ describe('sign-up form in the browser', { skip }, () => {
     const email = page.getByLabel('E-mail address');
     assert.equal(await email.inputValue(), 'not an address');
     assert.equal(await email.getAttribute('aria-invalid'), 'true');
-    assert.equal(await page.locator(`#${await email.getAttribute('aria-describedby')}`).textContent(), 'Please enter an e-mail address such as name@example.org.');
+    assert.equal(
+      await page.locator(`#${await email.getAttribute('aria-describedby')}`).textContent(),
+      'Please enter an e-mail address such as name@example.org.',
+    );
     assert.equal(await page.getByLabel(f.note.name).inputValue(), 'kept');
     await page.locator('#lists-error').getByText('Please choose at least one list.').waitFor();
     // The honeypot is out of the tab order: Tab from the e-mail field goes to the next real field.

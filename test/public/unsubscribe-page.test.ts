@@ -34,9 +34,14 @@ async function scene() {
 }
 
 const listIdsOf = async (id: number) =>
-  (await t.db.select({ id: subscriptions.listId }).from(subscriptions).where(eq(subscriptions.subscriberId, id)).orderBy(asc(subscriptions.listId))).map((r) => r.id);
+  (
+    await t.db.select({ id: subscriptions.listId }).from(subscriptions).where(eq(subscriptions.subscriberId, id)).orderBy(asc(subscriptions.listId))
+  ).map((r) => r.id);
 const historyOf = async (id: number) =>
-  (await t.db.select().from(subscriberHistory).where(eq(subscriberHistory.subscriberId, id)).orderBy(asc(subscriberHistory.id))).map((r) => [r.summary, r.detail]);
+  (await t.db.select().from(subscriberHistory).where(eq(subscriberHistory.subscriberId, id)).orderBy(asc(subscriberHistory.id))).map((r) => [
+    r.summary,
+    r.detail,
+  ]);
 
 describe('the unsubscribe page', () => {
   test('asks in the layout, names the list, offers a reason field and the preference centre; headers of a public page', async () => {
@@ -56,11 +61,20 @@ describe('the unsubscribe page', () => {
 
   test('the reason goes into the history entry; resubscribe puts back exactly the lists removed, once', async () => {
     const s = await scene();
-    const done = await t.inject({ method: 'POST', url: s.path, headers: FORM, payload: 'confirm=yes&reason=Too+many+mails%0Aper+week%07', remoteAddress: '203.0.113.1' });
+    const done = await t.inject({
+      method: 'POST',
+      url: s.path,
+      headers: FORM,
+      payload: 'confirm=yes&reason=Too+many+mails%0Aper+week%07',
+      remoteAddress: '203.0.113.1',
+    });
     assert.equal(done.statusCode, 200);
     assert.deepEqual(await listIdsOf(s.subscriber.id), [s.other.id]);
     const [entry] = await historyOf(s.subscriber.id);
-    assert.equal(entry![1], `Unsubscribed from "News ${s.campaign.id}" (#${s.news.id}) by the unsubscribe link of campaign ${s.campaign.id} (confirmation page). Reason given: Too many mails\nper week`);
+    assert.equal(
+      entry![1],
+      `Unsubscribed from "News ${s.campaign.id}" (#${s.news.id}) by the unsubscribe link of campaign ${s.campaign.id} (confirmation page). Reason given: Too many mails\nper week`,
+    );
     assert.match(done.body, /Unsubscribed by mistake\? You can undo it for the next 7 days\./);
     const action = /<form method="post" action="(resubscribe\/[A-Za-z0-9_-]+)"/.exec(done.body)![1]!;
     const undo = new URL(action, `http://x${s.path}`).pathname;
@@ -69,10 +83,17 @@ describe('the unsubscribe page', () => {
     const back = await t.inject({ method: 'POST', url: undo, headers: FORM, payload: '', remoteAddress: '203.0.113.1' });
     assert.equal(back.statusCode, 200);
     assert.ok(back.body.includes(`<h1>Welcome back</h1><p>j***@example.com is subscribed to News ${s.campaign.id} again.</p>`), back.body);
-    assert.deepEqual(await listIdsOf(s.subscriber.id), [s.news.id, s.other.id].sort((a, b) => a - b));
+    assert.deepEqual(
+      await listIdsOf(s.subscriber.id),
+      [s.news.id, s.other.id].sort((a, b) => a - b),
+    );
     const again = await t.inject({ method: 'POST', url: undo, headers: FORM, payload: '', remoteAddress: '203.0.113.1' });
     assert.equal(again.statusCode, 200);
-    assert.deepEqual((await historyOf(s.subscriber.id)).map((h) => h[0]), ['Unsubscribed', 'Subscribed'], 'the second undo records nothing');
+    assert.deepEqual(
+      (await historyOf(s.subscriber.id)).map((h) => h[0]),
+      ['Unsubscribed', 'Subscribed'],
+      'the second undo records nothing',
+    );
     assert.equal((await historyOf(s.subscriber.id))[1]![1], `Resubscribed to "News ${s.campaign.id}" (#${s.news.id}) from the unsubscribe page`);
   });
 
@@ -84,7 +105,14 @@ describe('the unsubscribe page', () => {
     const forged = seal('another secret', 'resubscribe', [s.subscriber.uniqueId, String(s.news.id)], 7 * 86_400);
     const otherPurpose = seal(secret, 'email-change', [s.subscriber.uniqueId, String(s.news.id)], 7 * 86_400);
     const ip = '203.0.113.9';
-    const post = (token: string) => t.inject({ method: 'POST', url: `/api/v2/unsubscribe/resubscribe/${token}`, headers: { ...FORM, 'accept-language': 'de' }, payload: '', remoteAddress: ip });
+    const post = (token: string) =>
+      t.inject({
+        method: 'POST',
+        url: `/api/v2/unsubscribe/resubscribe/${token}`,
+        headers: { ...FORM, 'accept-language': 'de' },
+        payload: '',
+        remoteAddress: ip,
+      });
     const late = await post(expired);
     assert.equal(late.statusCode, 410);
     assert.match(late.body, /Dieser Link ist abgelaufen/);
@@ -105,7 +133,12 @@ describe('the unsubscribe page', () => {
     const ask = await t.inject({ method: 'GET', url: s.path, headers: { 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' } });
     assert.match(ask.body, /<html lang="de">/);
     assert.ok(ask.body.includes(`<h1>j***@example.com von News ${s.campaign.id} abmelden?</h1>`), ask.body);
-    const click = await t.inject({ method: 'POST', url: s.path, headers: { ...FORM, 'accept-language': 'de' }, payload: 'List-Unsubscribe=One-Click' });
+    const click = await t.inject({
+      method: 'POST',
+      url: s.path,
+      headers: { ...FORM, 'accept-language': 'de' },
+      payload: 'List-Unsubscribe=One-Click',
+    });
     assert.deepEqual([click.statusCode, click.body], [200, 'Unsubscribed.\n']);
   });
 });

@@ -23,7 +23,12 @@ const email: Record<string, string> = {};
 before(async () => {
   t = await startTestApp();
   ({ headers } = await t.adminWithSession());
-  const def = await t.inject({ method: 'POST', url: '/api/v2/attributes', headers, payload: { name: 'Country', type: 'select', options: [{ name: 'Germany' }, { name: 'France' }] } });
+  const def = await t.inject({
+    method: 'POST',
+    url: '/api/v2/attributes',
+    headers,
+    payload: { name: 'Country', type: 'select', options: [{ name: 'Germany' }, { name: 'France' }] },
+  });
   assert.equal(def.statusCode, 201, def.body);
   const body = def.json() as { id: number; options: { id: number; name: string }[] };
   country = body.id;
@@ -102,7 +107,11 @@ describe('sending to a segment', () => {
       method: 'POST',
       url: '/api/v2/campaigns',
       headers,
-      payload: { content: { subject: 'S', text: 'T' }, format: { send_format: 'text' }, options: { from_field: 'a@example.com', user_selection: 'segment:999999' } },
+      payload: {
+        content: { subject: 'S', text: 'T' },
+        format: { send_format: 'text' },
+        options: { from_field: 'a@example.com', user_selection: 'segment:999999' },
+      },
     });
     assert.equal(created.statusCode, 422, created.body);
     assert.deepEqual((created.json() as { errors: unknown }).errors, {
@@ -114,7 +123,13 @@ describe('sending to a segment', () => {
     const res = await t.inject({ method: 'POST', url: `/api/v2/campaigns/${c.id}/send`, headers });
     assert.deepEqual(
       [res.statusCode, res.json()],
-      [422, { message: 'Validation failed', errors: { 'options.user_selection': [`The campaign's segment ${id} (user_selection "segment:${id}") does not exist any more.`] } }],
+      [
+        422,
+        {
+          message: 'Validation failed',
+          errors: { 'options.user_selection': [`The campaign's segment ${id} (user_selection "segment:${id}") does not exist any more.`] },
+        },
+      ],
     );
     // Other user_selection text is phpList's and is kept, meaning nothing.
     const free = await sendableCampaign(t.db, [listB], { userSelection: 'country = de' });

@@ -220,7 +220,14 @@ describe('segments: conditions', () => {
           match: 'all',
           conditions: [
             { type: 'list', op: 'member_of', list_ids: [listB] },
-            { type: 'group', match: 'any', conditions: [{ type: 'engagement', action: 'opened', negate: true }, { type: 'bounce_count', op: 'gt', value: 5 }] },
+            {
+              type: 'group',
+              match: 'any',
+              conditions: [
+                { type: 'engagement', action: 'opened', negate: true },
+                { type: 'bounce_count', op: 'gt', value: 5 },
+              ],
+            },
           ],
         },
       ],
@@ -242,7 +249,9 @@ describe('segments: conditions', () => {
     // An attribute whose name is SQL-looking is just a name.
     await defineAttribute(`x"; drop table segments; --`, 'textline');
     await setValue('eve', `x"; drop table segments; --`, 'yes');
-    assert.deepEqual(await matching(one({ type: 'attribute', attribute_id: attr[`x"; drop table segments; --`], op: 'equals', value: 'YES' })), ['eve']);
+    assert.deepEqual(await matching(one({ type: 'attribute', attribute_id: attr[`x"; drop table segments; --`], op: 'equals', value: 'YES' })), [
+      'eve',
+    ]);
     const res = await t.inject({ method: 'GET', url: '/api/v2/segments', headers });
     assert.equal(res.statusCode, 200);
   });
@@ -323,7 +332,12 @@ describe('saved segments', () => {
 
     const clash = await t.inject({ method: 'POST', url: '/api/v2/segments', headers, payload: { name: 'german ADDRESSES', definition } });
     assert.deepEqual([clash.statusCode, clash.json()], [409, { message: 'A segment with this name already exists.' }]);
-    const bad = await t.inject({ method: 'POST', url: '/api/v2/segments', headers, payload: { name: 'Bad', definition: one({ type: 'confirmed' }) } });
+    const bad = await t.inject({
+      method: 'POST',
+      url: '/api/v2/segments',
+      headers,
+      payload: { name: 'Bad', definition: one({ type: 'confirmed' }) },
+    });
     assert.equal(bad.statusCode, 422);
     assert.deepEqual((bad.json() as { errors: unknown }).errors, { 'definition.conditions[0].value': ['The value is missing (true or false).'] });
     const missing = await t.inject({ method: 'POST', url: '/api/v2/segments', headers, payload: { definition } });
@@ -333,11 +347,22 @@ describe('saved segments', () => {
     assert.deepEqual(count.json(), { count: 2 });
     const first = await t.inject({ method: 'GET', url: `/api/v2/segments/${segment.id}/subscribers?limit=1`, headers });
     assert.deepEqual(first.json(), {
-      items: [{ id: who.anna, email: 'anna@example.de', confirmed: true, blacklisted: false, created_at: (first.json() as { items: { created_at: string }[] }).items[0]!.created_at }],
+      items: [
+        {
+          id: who.anna,
+          email: 'anna@example.de',
+          confirmed: true,
+          blacklisted: false,
+          created_at: (first.json() as { items: { created_at: string }[] }).items[0]!.created_at,
+        },
+      ],
       pagination: { limit: 1, has_more: true, next_cursor: who.anna },
     });
     const second = await t.inject({ method: 'GET', url: `/api/v2/segments/${segment.id}/subscribers?limit=1&after_id=${who.anna}`, headers });
-    assert.deepEqual((second.json() as { items: { id: number }[] }).items.map((i) => i.id), [who.eve]);
+    assert.deepEqual(
+      (second.json() as { items: { id: number }[] }).items.map((i) => i.id),
+      [who.eve],
+    );
 
     const updated = await t.inject({
       method: 'PUT',
@@ -390,7 +415,12 @@ describe('saved segments', () => {
 
   test('a cursor beyond 32-bit ids is a 422, not a database error', async () => {
     const definition = one({ type: 'confirmed', value: true });
-    const unsaved = await t.inject({ method: 'POST', url: '/api/v2/segments/subscribers', headers, payload: { definition, after_id: 99_999_999_999 } });
+    const unsaved = await t.inject({
+      method: 'POST',
+      url: '/api/v2/segments/subscribers',
+      headers,
+      payload: { definition, after_id: 99_999_999_999 },
+    });
     assert.equal(unsaved.statusCode, 422, unsaved.body);
     const saved = await t.inject({ method: 'POST', url: '/api/v2/segments', headers, payload: { name: 'Cursor check', definition } });
     const id = (saved.json() as { id: number }).id;

@@ -38,7 +38,11 @@ const statusOf = async (id: number) =>
   (await t.inject({ method: 'GET', url: `/api/v2/campaigns/${id}`, headers })).json().message_metadata.status as string;
 const sources = (id: number) =>
   t.db
-    .select({ listId: campaignAudienceSources.listId, through: campaignAudienceSources.frozenThroughSubscriberId, frozenAt: campaignAudienceSources.frozenAt })
+    .select({
+      listId: campaignAudienceSources.listId,
+      through: campaignAudienceSources.frozenThroughSubscriberId,
+      frozenAt: campaignAudienceSources.frozenAt,
+    })
     .from(campaignAudienceSources)
     .where(eq(campaignAudienceSources.campaignId, id))
     .orderBy(asc(campaignAudienceSources.listId));
@@ -88,7 +92,11 @@ describe('freezing in the background', () => {
       const pass = await onePass(3);
       assert.equal(pass.added, step.added, `pass ${i + 1}`);
       assert.equal(await statusOf(c.id), 'prepared', `pass ${i + 1}`);
-      assert.deepEqual((await sources(c.id)).map((s) => s.through), step.through, `pass ${i + 1}`);
+      assert.deepEqual(
+        (await sources(c.id)).map((s) => s.through),
+        step.through,
+        `pass ${i + 1}`,
+      );
       const records = (await deliveryRows(t.db, c.id)).length;
       assert.deepEqual(await countersOf(t.db, c.id), { queued: records, sent: 0, failed: 0, skipped: 0 });
     }
@@ -155,10 +163,16 @@ describe('freezing in the background', () => {
     const before = (await deliveryRows(t.db, c.id)).map((r) => r.id);
     assert.equal(before.length, 5);
 
-    await t.db.update(campaignAudienceSources).set({ frozenThroughSubscriberId: 0, frozenAt: null }).where(eq(campaignAudienceSources.campaignId, c.id));
+    await t.db
+      .update(campaignAudienceSources)
+      .set({ frozenThroughSubscriberId: 0, frozenAt: null })
+      .where(eq(campaignAudienceSources.campaignId, c.id));
     const again = await freezeAudiences(t.ctx, 2);
     assert.equal(again.added, 0);
-    assert.deepEqual((await deliveryRows(t.db, c.id)).map((r) => r.id), before);
+    assert.deepEqual(
+      (await deliveryRows(t.db, c.id)).map((r) => r.id),
+      before,
+    );
     assert.deepEqual(await countersOf(t.db, c.id), { queued: 5, sent: 0, failed: 0, skipped: 0 });
     assert.ok((await sources(c.id)).every((s) => s.frozenAt !== null));
   });
@@ -218,7 +232,9 @@ describe('several workers freezing one campaign', { skip: pgOnly }, () => {
     await t.db.execute(sql`
       insert into subscribers (email, unique_id, confirmed)
       select 'pair-freeze-' || g || '@example.com', md5('pair-freeze' || g), true from generate_series(1, 3000) g`);
-    await t.db.execute(sql`insert into subscriptions (list_id, subscriber_id) select ${list.id}, id from subscribers where email like 'pair-freeze-%'`);
+    await t.db.execute(
+      sql`insert into subscriptions (list_id, subscriber_id) select ${list.id}, id from subscribers where email like 'pair-freeze-%'`,
+    );
     const c = await sendableCampaign(t.db, [list.id]);
     await api('POST', `/campaigns/${c.id}/send`);
     await promoteDueCampaigns(t.ctx);
@@ -241,9 +257,9 @@ describe('several workers freezing one campaign', { skip: pgOnly }, () => {
       await second.close();
     }
     assert.equal(await statusOf(c.id), 'inprocess');
-    const [counts] = await t.db.execute(sql`select count(*)::int as n, count(distinct subscriber_id)::int as d from deliveries where campaign_id = ${c.id}`).then(
-      (r) => (r as unknown as { rows: { n: number; d: number }[] }).rows,
-    );
+    const [counts] = await t.db
+      .execute(sql`select count(*)::int as n, count(distinct subscriber_id)::int as d from deliveries where campaign_id = ${c.id}`)
+      .then((r) => (r as unknown as { rows: { n: number; d: number }[] }).rows);
     assert.deepEqual(counts, { n: 3000, d: 3000 });
     assert.deepEqual(await countersOf(t.db, c.id), { queued: 3000, sent: 0, failed: 0, skipped: 0 });
     assert.ok(chunksByTwo > 0 && chunksByTwo < 31, `both workers froze chunks (the second ran ${chunksByTwo} of 31)`);

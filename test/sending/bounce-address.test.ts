@@ -68,7 +68,10 @@ describe('BOUNCE_ADDRESS', () => {
   });
 
   test('not an address: refused at start', () => {
-    assert.throws(() => loadConfig({ BOUNCE_ADDRESS: 'bounces at example.com' }), (err: Error) => err instanceof ConfigError && /^Invalid environment variable BOUNCE_ADDRESS=/.test(err.message));
+    assert.throws(
+      () => loadConfig({ BOUNCE_ADDRESS: 'bounces at example.com' }),
+      (err: Error) => err instanceof ConfigError && /^Invalid environment variable BOUNCE_ADDRESS=/.test(err.message),
+    );
     assert.equal(loadConfig({ BOUNCE_ADDRESS: 'bounces@example.com' }).bounceAddress, 'bounces@example.com');
   });
 });

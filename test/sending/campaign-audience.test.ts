@@ -102,15 +102,24 @@ describe('GET /api/v2/campaigns/{id}/audience', () => {
     await t.db.update(subscribers).set({ blacklisted: true }).where(eq(subscribers.id, b.id));
     await t.db.update(subscribers).set({ disabled: true }).where(eq(subscribers.id, d.id));
     await expectCount(2, 'flagging one blacklisted and disabling one');
-    await t.db.update(subscribers).set({ blacklisted: false, disabled: false }).where(sql`${subscribers.id} in (${b.id}, ${d.id})`);
+    await t.db
+      .update(subscribers)
+      .set({ blacklisted: false, disabled: false })
+      .where(sql`${subscribers.id} in (${b.id}, ${d.id})`);
     await expectCount(4, 'clearing both flags in one statement');
 
     // The blacklist table, matched without regard to case; an address changed onto and off it.
     await t.db.insert(blacklist).values({ email: e.email.toUpperCase() });
     await expectCount(3, "blacklisting a member's address");
-    await t.db.update(blacklist).set({ reason: 'still listed' }).where(sql`lower(${blacklist.email}) = ${e.email.toLowerCase()}`);
+    await t.db
+      .update(blacklist)
+      .set({ reason: 'still listed' })
+      .where(sql`lower(${blacklist.email}) = ${e.email.toLowerCase()}`);
     await expectCount(3, 'editing the entry but not its address');
-    await t.db.update(blacklist).set({ email: 'cnt-nobody@example.com' }).where(sql`lower(${blacklist.email}) = ${e.email.toLowerCase()}`);
+    await t.db
+      .update(blacklist)
+      .set({ email: 'cnt-nobody@example.com' })
+      .where(sql`lower(${blacklist.email}) = ${e.email.toLowerCase()}`);
     await expectCount(4, "moving the entry to an address that is nobody's");
     await t.db.update(subscribers).set({ email: 'CNT-Nobody@example.com' }).where(eq(subscribers.id, e.id));
     await expectCount(3, 'changing a member address to the blacklisted one');

@@ -110,7 +110,13 @@ describe('GET /api/v2/campaigns/{messageId}/checks', () => {
   test('each warning with its part and line', async () => {
     const campaign = await createCampaign(t.db, {
       subject: 'News for [FRIST NAME]',
-      body: ['<p>Hello [EMAIL]</p>', '<a href="/relative">here</a>', '<a href="https://example.com/ok">ok</a> <a href="mailto:a@example.com">m</a>', '<img src="images/logo.png" alt="">', '<img src="https://example.com/x.png" alt=""> [OOPS] [NAME%%you]'].join('\n'),
+      body: [
+        '<p>Hello [EMAIL]</p>',
+        '<a href="/relative">here</a>',
+        '<a href="https://example.com/ok">ok</a> <a href="mailto:a@example.com">m</a>',
+        '<img src="images/logo.png" alt="">',
+        '<img src="https://example.com/x.png" alt=""> [OOPS] [NAME%%you]',
+      ].join('\n'),
       fromField: 'news@example.com',
     });
     const res = await checks(campaign.id);
@@ -129,8 +135,18 @@ describe('GET /api/v2/campaigns/{messageId}/checks', () => {
           part: 'subject',
           line: 1,
         },
-        { code: 'link_not_full_url', message: 'The link "/relative" is not a full URL (https://…): it will not work in a mail.', part: 'body', line: 2 },
-        { code: 'image_not_full_url', message: 'The image "images/logo.png" is not a full URL (https://…): it will not show in a mail.', part: 'body', line: 4 },
+        {
+          code: 'link_not_full_url',
+          message: 'The link "/relative" is not a full URL (https://…): it will not work in a mail.',
+          part: 'body',
+          line: 2,
+        },
+        {
+          code: 'image_not_full_url',
+          message: 'The image "images/logo.png" is not a full URL (https://…): it will not show in a mail.',
+          part: 'body',
+          line: 4,
+        },
         {
           code: 'unknown_placeholder',
           message: '[OOPS] is not a placeholder the sender knows (nor an attribute): it would go out as written.',

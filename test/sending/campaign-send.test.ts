@@ -115,7 +115,10 @@ describe('POST /api/v2/campaigns/{id}/send', () => {
     assert.equal((await deliveryRows(t.db, c.id)).length, 3);
 
     // Suspend, a new member joins, resubmit: the newcomer is added, nobody is duplicated.
-    assert.equal((await t.inject({ method: 'PATCH', url: `/api/v2/campaigns/${c.id}/status`, headers, payload: { status: 'suspended' } })).statusCode, 200);
+    assert.equal(
+      (await t.inject({ method: 'PATCH', url: `/api/v2/campaigns/${c.id}/status`, headers, payload: { status: 'suspended' } })).statusCode,
+      200,
+    );
     const late = await createSubscriber(t.db, { email: 'freeze-late@example.com', confirmed: true });
     await subscribe(t.db, a.id, late.id);
     const resumed = await post(`/campaigns/${c.id}/send`);
@@ -202,7 +205,10 @@ describe('GET /api/v2/campaigns/{id}/deliveries and POST …/retry-failed', () =
     await freezeAudiences(t.ctx);
     const rows = await deliveryRows(t.db, c.id);
     // Shape the ledger by hand: one sent, one failed, one still queued.
-    await t.db.update(deliveries).set({ status: 'sent', attempts: 1, lastResponse: '250 OK', sentAt: new Date() }).where(eq(deliveries.id, rows[0]!.id));
+    await t.db
+      .update(deliveries)
+      .set({ status: 'sent', attempts: 1, lastResponse: '250 OK', sentAt: new Date() })
+      .where(eq(deliveries.id, rows[0]!.id));
     await t.db.update(deliveries).set({ status: 'failed', attempts: 1, lastResponse: '550 No such user' }).where(eq(deliveries.id, rows[1]!.id));
 
     const page1 = await get(`/campaigns/${c.id}/deliveries?limit=2`);
@@ -256,7 +262,10 @@ describe('GET /api/v2/campaigns/{id}/deliveries and POST …/retry-failed', () =
       pagination: { total: 3, limit: 2, has_more: false, next_cursor: rows[2]!.id },
     });
     const failed = (await get(`/campaigns/${c.id}/deliveries?status=failed`)).json();
-    assert.deepEqual(failed.items.map((d: { id: number }) => d.id), [rows[1]!.id]);
+    assert.deepEqual(
+      failed.items.map((d: { id: number }) => d.id),
+      [rows[1]!.id],
+    );
     assert.deepEqual(failed.pagination, { total: 1, limit: 25, has_more: false, next_cursor: rows[1]!.id });
     const none = (await get(`/campaigns/${c.id}/deliveries?status=skipped`)).json();
     assert.deepEqual(none, { items: [], pagination: { total: 0, limit: 25, has_more: false, next_cursor: null } });

@@ -34,10 +34,7 @@ export async function setAttribute(db: Db, subscriberId: number, definitionId: n
 /** Stores bytes in attachment storage and attaches them to the campaign. */
 export async function attachFile(t: TestApp, campaignId: number, filename: string, mimeType: string, data: Buffer) {
   const stored = await attachmentStorage(t.ctx).put(Readable.from([data]));
-  const [row] = await t.db
-    .insert(attachments)
-    .values({ campaignId, filename, mimeType, size: stored.size, contentHash: stored.hash })
-    .returning();
+  const [row] = await t.db.insert(attachments).values({ campaignId, filename, mimeType, size: stored.size, contentHash: stored.hash }).returning();
   return row!;
 }
 

@@ -130,7 +130,10 @@ describe('header encodings', () => {
       assert.ok(part.startsWith(`filename*${i}*=`), part);
       assert.ok(part.length <= 78, part);
     });
-    const value = long.map((p, i) => p.slice(`filename*${i}*=`.length)).join('').replace(/^UTF-8''/, '');
+    const value = long
+      .map((p, i) => p.slice(`filename*${i}*=`.length))
+      .join('')
+      .replace(/^UTF-8''/, '');
     assert.equal(decodeURIComponent(value), `${'ä'.repeat(40)}.pdf`);
   });
 });

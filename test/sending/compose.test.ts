@@ -173,7 +173,10 @@ describe('formats', () => {
       'BIG NEWS\n\nHello dear reader of this rather long newsletter line, see our site [https://example.com/x].\n\n * one\n * two\n\n' +
         `Sent by Example\n${unsubscribe}`,
     );
-    assert.match(htmlOf(mail.parsed)!, new RegExp(`</ul>\nSent by Example<br>\n${unsubscribe}\n<img src="[^"]+" width="1" height="1" alt=""></body></html>$`));
+    assert.match(
+      htmlOf(mail.parsed)!,
+      new RegExp(`</ul>\nSent by Example<br>\n${unsubscribe}\n<img src="[^"]+" width="1" height="1" alt=""></body></html>$`),
+    );
   });
 
   test('the open pixel goes before </body>, or at the end of a body without one; never in the text part', async () => {
@@ -297,7 +300,12 @@ describe('attachments and templates', () => {
     const html = htmlOf(await simpleParser(mail.raw, { keepCidLinks: true }))!;
     const cid = /<img src="cid:([^"]+)" width="10">/.exec(html)?.[1];
     assert.ok(cid, html);
-    assert.match(html, new RegExp(`^<html><body><div class="frame"><p>Body for ${email}</p></div><img src="cid:[^"]+" width="10"><img src="https://cdn.example.com/x.png"><img src="${PUBLIC}/api/v2/t/open.gif`));
+    assert.match(
+      html,
+      new RegExp(
+        `^<html><body><div class="frame"><p>Body for ${email}</p></div><img src="cid:[^"]+" width="10"><img src="https://cdn.example.com/x.png"><img src="${PUBLIC}/api/v2/t/open.gif`,
+      ),
+    );
     assert.equal(mail.parsed.text, `-- Framed --\nText for ${email}\n-- end --`);
     const [image] = mail.parsed.attachments;
     assert.equal(mail.parsed.attachments.length, 1);
@@ -324,7 +332,7 @@ describe('attachments and templates', () => {
 });
 
 describe('headers', () => {
-  test('List-Id names the campaign\'s list; without one the campaign', async () => {
+  test("List-Id names the campaign's list; without one the campaign", async () => {
     const email = uniqueEmail();
     await createSubscriber(t.db, { email });
     const list = await createList(t.db, { name: 'Weekly Digest' });

@@ -57,7 +57,9 @@ describe('parents of deliveries', () => {
     );
     assert.equal(await recordsOf('campaign_id', campaign.id), 0);
     // The good rows alone go in.
-    await t.db.execute(sql`insert into deliveries (campaign_id, subscriber_id) values (${campaign.id}, ${subscriber.id}), (${campaign.id}, ${other.id})`);
+    await t.db.execute(
+      sql`insert into deliveries (campaign_id, subscriber_id) values (${campaign.id}, ${subscriber.id}), (${campaign.id}, ${other.id})`,
+    );
     assert.equal(await recordsOf('campaign_id', campaign.id), 2);
   });
 
@@ -77,7 +79,7 @@ describe('parents of deliveries', () => {
     assert.equal(await recordsOf('subscriber_id', next.id), 1);
   });
 
-  test("deleting a subscriber or a campaign deletes their records, and only theirs", async () => {
+  test('deleting a subscriber or a campaign deletes their records, and only theirs', async () => {
     const [one, two] = [await createCampaign(t.db), await createCampaign(t.db)];
     const [gone, kept] = [await createSubscriber(t.db), await createSubscriber(t.db)];
     for (const c of [one, two]) for (const s of [gone, kept]) await createDelivery(t.db, c.id, s.id);
@@ -106,27 +108,34 @@ describe('parents of deliveries', () => {
     assert.equal((await deliveryRows(t.db, c.id)).length, 2);
     await t.db.delete(subscribers).where(eq(subscribers.id, members[0]!.id));
     const page = (await t.inject({ method: 'GET', url: `/api/v2/campaigns/${c.id}/deliveries`, headers })).json();
-    assert.deepEqual(page.items.map((d: { subscriber_id: number }) => d.subscriber_id), [members[1]!.id]);
+    assert.deepEqual(
+      page.items.map((d: { subscriber_id: number }) => d.subscriber_id),
+      [members[1]!.id],
+    );
     assert.equal(page.pagination.total, 1);
   });
 
-  test('a subscriber deleted while a record of them is being written waits for it, then takes it along', { skip: process.env.DATABASE_URL ? false : 'needs PostgreSQL: two connections' }, async () => {
-    const campaign = await createCampaign(t.db);
-    const subscriber = await createSubscriber(t.db);
-    const second = await createDatabase({ databaseUrl: t.databaseUrl, poolSize: 2 });
-    try {
-      let deleted: Promise<unknown> | undefined;
-      let settled = false;
-      await second.db.transaction(async (tx) => {
-        await tx.execute(sql`insert into deliveries (campaign_id, subscriber_id) values (${campaign.id}, ${subscriber.id})`);
-        deleted = t.db.execute(sql`delete from subscribers where id = ${subscriber.id}`).finally(() => (settled = true));
-        await new Promise((r) => setTimeout(r, 300));
-        assert.equal(settled, false, 'the delete waits for the transaction holding the subscriber');
-      });
-      await deleted;
-    } finally {
-      await second.close();
-    }
-    assert.equal(await recordsOf('subscriber_id', subscriber.id), 0, 'no orphan left behind');
-  });
+  test(
+    'a subscriber deleted while a record of them is being written waits for it, then takes it along',
+    { skip: process.env.DATABASE_URL ? false : 'needs PostgreSQL: two connections' },
+    async () => {
+      const campaign = await createCampaign(t.db);
+      const subscriber = await createSubscriber(t.db);
+      const second = await createDatabase({ databaseUrl: t.databaseUrl, poolSize: 2 });
+      try {
+        let deleted: Promise<unknown> | undefined;
+        let settled = false;
+        await second.db.transaction(async (tx) => {
+          await tx.execute(sql`insert into deliveries (campaign_id, subscriber_id) values (${campaign.id}, ${subscriber.id})`);
+          deleted = t.db.execute(sql`delete from subscribers where id = ${subscriber.id}`).finally(() => (settled = true));
+          await new Promise((r) => setTimeout(r, 300));
+          assert.equal(settled, false, 'the delete waits for the transaction holding the subscriber');
+        });
+        await deleted;
+      } finally {
+        await second.close();
+      }
+      assert.equal(await recordsOf('subscriber_id', subscriber.id), 0, 'no orphan left behind');
+    },
+  );
 });

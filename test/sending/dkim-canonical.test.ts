@@ -52,7 +52,11 @@ describe('relaxed canonicalisation across buffers', () => {
     // one line end more, and the signature covers it as sent.
     ['split between CR and LF', cut(message, message.indexOf('\r\n.dot') + 1), body.replace('\r\n.dot', '\r\n\r\n.dot')],
     ['split in the header section', cut(message, 20, 90), body],
-    ['split at every line end', cut(message, ...[...message.matchAll(/\r\n/g)].map((m) => Buffer.byteLength(message.slice(0, m.index + 2))).slice(0, -1)), body],
+    [
+      'split at every line end',
+      cut(message, ...[...message.matchAll(/\r\n/g)].map((m) => Buffer.byteLength(message.slice(0, m.index + 2))).slice(0, -1)),
+      body,
+    ],
   ];
   for (const [what, raw, arrives] of cases) {
     test(what, async () => {

@@ -70,7 +70,10 @@ describe('DKIM_KEYS', () => {
   ];
   for (const [what, value, message] of refusals) {
     test(`refused at start: ${what}`, () => {
-      assert.throws(() => load(value(dir)), (err: Error) => err instanceof ConfigError && message.test(err.message) && !err.message.includes('PRIVATE'));
+      assert.throws(
+        () => load(value(dir)),
+        (err: Error) => err instanceof ConfigError && message.test(err.message) && !err.message.includes('PRIVATE'),
+      );
     });
   }
 });

@@ -212,7 +212,10 @@ describe('forward to a friend: sending', () => {
     });
     await t.smtp.waitFor(before + 1);
     await new Promise((r) => setTimeout(r, 100));
-    assert.deepEqual(t.smtp.messages.slice(before).map((m) => m.envelope.to), [['three@example.net']]);
+    assert.deepEqual(
+      t.smtp.messages.slice(before).map((m) => m.envelope.to),
+      [['three@example.net']],
+    );
     assert.deepEqual(await forwardRows(campaign.id), [
       ['two@example.net', 'sent', forwarder.id],
       ['three@example.net', 'sent', second.id],

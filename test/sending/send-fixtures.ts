@@ -101,11 +101,7 @@ export async function freezeAudiences(ctx: AppContext, chunkSize = FREEZE_CHUNK)
 }
 
 /** A worker driven by the test (no loop), retrying temporary failures at once unless told otherwise; stopped after. */
-export async function withWorker<T>(
-  ctx: AppContext,
-  options: WorkerOptions,
-  fn: (worker: ReturnType<typeof startWorker>) => Promise<T>,
-): Promise<T> {
+export async function withWorker<T>(ctx: AppContext, options: WorkerOptions, fn: (worker: ReturnType<typeof startWorker>) => Promise<T>): Promise<T> {
   const worker = startWorker(ctx, { loop: false, retryDelaySeconds: 0, ...options });
   try {
     return await fn(worker);

@@ -67,7 +67,11 @@ describe('sessions', () => {
     const transport = transportFor(`smtp://127.0.0.1:${server.port}/?tls=off&pool=5`);
     const addresses = Array.from({ length: 20 }, (_, i) => `r${i}@example.com`);
     const results = await Promise.allSettled(addresses.map((to) => transport.send(mail(to, HEAD, 'x\r\n'))));
-    assert.deepEqual(results.filter((r) => r.status === 'rejected'), [], 'no message fails for a session the server turned away');
+    assert.deepEqual(
+      results.filter((r) => r.status === 'rejected'),
+      [],
+      'no message fails for a session the server turned away',
+    );
     assert.deepEqual(server.received.map((m) => m.to[0]).sort(), [...addresses].sort());
   });
 
@@ -78,7 +82,10 @@ describe('sessions', () => {
     for (const socket of server.sockets) socket.destroy();
     await new Promise((resolve) => setTimeout(resolve, 50));
     await transport.send(mail('b@example.com', HEAD, 'two\r\n'));
-    assert.deepEqual(server.received.map((m) => m.to[0]), ['a@example.com', 'b@example.com']);
+    assert.deepEqual(
+      server.received.map((m) => m.to[0]),
+      ['a@example.com', 'b@example.com'],
+    );
     assert.equal(server.connections, 2);
   });
 

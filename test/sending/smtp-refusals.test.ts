@@ -29,7 +29,10 @@ describe('refusals', () => {
     assert.equal(temporary.permanent, false);
     assert.equal(temporary.response, '452 Mailbox full, try later');
     await transport.send(mail('fine@example.com', HEAD, 'x\r\n'));
-    assert.deepEqual(server.received.map((m) => m.to[0]), ['fine@example.com']);
+    assert.deepEqual(
+      server.received.map((m) => m.to[0]),
+      ['fine@example.com'],
+    );
     assert.equal(server.connections, 1, 'RSET, not a new session');
   });
 
@@ -84,7 +87,10 @@ describe('refusals', () => {
     const failure = await refusal(transport.send(mail('a@example.com>\r\nRCPT TO:<b@example.com', HEAD)));
     assert.match(failure.response, /line end or angle bracket/);
     await transport.send(mail('c@example.com', HEAD));
-    assert.deepEqual(server.received.map((m) => m.to), [['c@example.com']]);
+    assert.deepEqual(
+      server.received.map((m) => m.to),
+      [['c@example.com']],
+    );
   });
 
   test('a server that turns the session away is a temporary failure, even with a 5xx greeting', async () => {

@@ -74,15 +74,19 @@ describe('SMTP reply deadlines', () => {
     ['end of data', 'message'],
   ];
   for (const [silentAt, stage] of cases) {
-    test(`a server silent at the ${silentAt} fails the send as temporary within its deadline, not the socket's 120 s`, { timeout: 10_000 }, async () => {
-      const transport = transportTo(await quietServer(silentAt));
-      const started = Date.now();
-      const failure = await refusal(transport.send(mail('reader@example.com', HEAD, 'body\r\n')));
-      const elapsed = Date.now() - started;
-      assert.equal(failure.permanent, false, 'the recipient is not at fault: retried later');
-      assert.equal(failure.response, `No answer from the server within 300 ms (${stage}).`);
-      assert.ok(elapsed >= 250 && elapsed < 3000, `failed after ${elapsed} ms`);
-    });
+    test(
+      `a server silent at the ${silentAt} fails the send as temporary within its deadline, not the socket's 120 s`,
+      { timeout: 10_000 },
+      async () => {
+        const transport = transportTo(await quietServer(silentAt));
+        const started = Date.now();
+        const failure = await refusal(transport.send(mail('reader@example.com', HEAD, 'body\r\n')));
+        const elapsed = Date.now() - started;
+        assert.equal(failure.permanent, false, 'the recipient is not at fault: retried later');
+        assert.equal(failure.response, `No answer from the server within 300 ms (${stage}).`);
+        assert.ok(elapsed >= 250 && elapsed < 3000, `failed after ${elapsed} ms`);
+      },
+    );
   }
 
   test('a server that answers is not cut off by the deadlines, and the session goes on serving', { timeout: 10_000 }, async () => {

@@ -58,7 +58,8 @@ describe('?tls=required', () => {
   test('any other ?tls= value is refused at start', () => {
     assert.throws(
       () => loadConfig({ SMTP_URL: 'smtp://127.0.0.1:25/?tls=requried' }),
-      (err: Error) => err instanceof ConfigError && err.message === 'Invalid environment variable SMTP_URL: ?tls= takes off or required, got "requried"',
+      (err: Error) =>
+        err instanceof ConfigError && err.message === 'Invalid environment variable SMTP_URL: ?tls= takes off or required, got "requried"',
     );
   });
 });

@@ -45,7 +45,10 @@ describe('POST /api/v2/campaigns/{messageId}/test-send', () => {
     assert.equal(res.json().message_metadata.status, 'draft');
     const mails = await t.smtp.waitFor(before + 2);
     assert.deepEqual(
-      mails.slice(before).map((m) => m.envelope).sort((x, y) => x.to[0]!.localeCompare(y.to[0]!)),
+      mails
+        .slice(before)
+        .map((m) => m.envelope)
+        .sort((x, y) => x.to[0]!.localeCompare(y.to[0]!)),
       [
         { from: 'news@example.com', to: [a] },
         { from: 'news@example.com', to: [b] },
@@ -88,9 +91,7 @@ describe('POST /api/v2/campaigns/{messageId}/test-send', () => {
     assert.equal(rawHeader(mail!, 'Precedence'), 'bulk');
     assert.equal(rawHeader(mail!, 'List-Unsubscribe-Post'), 'List-Unsubscribe=One-Click');
     // The one-click link only: no mailto: that nothing would read (issue 14).
-    const unsubscribe = /^<http:\/\/localhost:8080\/api\/v2\/unsubscribe\/([A-Za-z0-9_-]+)>$/.exec(
-      rawHeader(mail!, 'List-Unsubscribe')!,
-    );
+    const unsubscribe = /^<http:\/\/localhost:8080\/api\/v2\/unsubscribe\/([A-Za-z0-9_-]+)>$/.exec(rawHeader(mail!, 'List-Unsubscribe')!);
     assert.ok(unsubscribe, rawHeader(mail!, 'List-Unsubscribe'));
     assert.deepEqual(decodeUnsubscribeToken(t.ctx.secrets.linkToken, unsubscribe[1]!), { uniqueId: sub.uniqueId, campaignId: campaign.id });
     // Well-formed: CRLF only, header lines within 998 characters, body lines within 76.
@@ -131,13 +132,28 @@ describe('POST /api/v2/campaigns/{messageId}/test-send', () => {
       [campaign.id, {}, 422, invalid({ emails: ['This value should not be blank.'] })],
       [campaign.id, { emails: [] }, 422, invalid({ emails: ['This collection should contain 1 element or more.'] })],
       [campaign.id, { emails: 'a@example.com' }, 422, invalid({ emails: ['This value should be of type array.'] })],
-      [campaign.id, { emails: [email, 'not an address', 7] }, 422, invalid({ 'emails[1]': ['This value is not a valid email address.'], 'emails[2]': ['This value should be of type string.'] })],
-      [campaign.id, { emails: Array.from({ length: 51 }, (_, i) => `x${i}@example.com`) }, 422, invalid({ emails: ['This collection should contain 50 elements or less.'] })],
+      [
+        campaign.id,
+        { emails: [email, 'not an address', 7] },
+        422,
+        invalid({ 'emails[1]': ['This value is not a valid email address.'], 'emails[2]': ['This value should be of type string.'] }),
+      ],
+      [
+        campaign.id,
+        { emails: Array.from({ length: 51 }, (_, i) => `x${i}@example.com`) },
+        422,
+        invalid({ emails: ['This collection should contain 50 elements or less.'] }),
+      ],
       [campaign.id, { emails: [email, 'nobody@example.com'] }, 404, SUBSCRIBER_NOT_FOUND],
-      [campaign.id, { emails: [email, listed, onList] }, 422, invalid({
-        'emails[1]': ['This address is blacklisted: no mail is sent to it, not even a test.'],
-        'emails[2]': ['This address is blacklisted: no mail is sent to it, not even a test.'],
-      })],
+      [
+        campaign.id,
+        { emails: [email, listed, onList] },
+        422,
+        invalid({
+          'emails[1]': ['This address is blacklisted: no mail is sent to it, not even a test.'],
+          'emails[2]': ['This address is blacklisted: no mail is sent to it, not even a test.'],
+        }),
+      ],
       [999_999, { emails: [email] }, 404, CAMPAIGN_NOT_FOUND],
       // The campaign is checked before the body.
       [999_999, { emails: [] }, 404, CAMPAIGN_NOT_FOUND],

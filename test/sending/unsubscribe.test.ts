@@ -92,10 +92,7 @@ describe('the unsubscribe link', () => {
     assert.equal(res.headers['cache-control'], 'no-store');
     assert.equal(res.headers['referrer-policy'], 'no-referrer');
     const masked = `j***@example.com`;
-    assert.ok(
-      res.body.includes(`<h1>Unsubscribe ${masked} from News &amp; &lt;Views&gt; ${s.campaign.id}, Offers ${s.campaign.id}?</h1>`),
-      res.body,
-    );
+    assert.ok(res.body.includes(`<h1>Unsubscribe ${masked} from News &amp; &lt;Views&gt; ${s.campaign.id}, Offers ${s.campaign.id}?</h1>`), res.body);
     assert.ok(res.body.includes('<form method="post"><input type="hidden" name="confirm" value="yes">'));
     assert.ok(!res.body.includes(s.subscriber.email), 'the full address is not shown');
     assert.ok(!res.body.includes(`Elsewhere`), 'lists the campaign was not sent to are not offered');
@@ -213,7 +210,12 @@ describe('links that do not name a subscriber and campaign', () => {
     ];
     for (const bad of tokens) {
       for (const method of ['GET', 'POST'] as const) {
-        const res = await t.inject({ method, url: `/api/v2/unsubscribe/${bad}`, headers: FORM, payload: method === 'POST' ? 'List-Unsubscribe=One-Click' : undefined });
+        const res = await t.inject({
+          method,
+          url: `/api/v2/unsubscribe/${bad}`,
+          headers: FORM,
+          payload: method === 'POST' ? 'List-Unsubscribe=One-Click' : undefined,
+        });
         assert.equal(res.statusCode, 404, `${method} ${bad}`);
         assert.match(String(res.headers['content-type']), /^text\/html; charset=utf-8/);
         assert.ok(res.body.includes(INVALID_TITLE), res.body);
@@ -223,7 +225,7 @@ describe('links that do not name a subscriber and campaign', () => {
     assert.equal((await deliveryOf(s.campaign.id, s.subscriber.id)).status, 'queued');
   });
 
-  test('a deleted subscriber\'s link is unknown', async () => {
+  test("a deleted subscriber's link is unknown", async () => {
     const s = await scene();
     await t.db.delete(subscribers).where(eq(subscribers.id, s.subscriber.id));
     const res = await t.inject({ method: 'POST', url: s.path, headers: FORM, payload: 'List-Unsubscribe=One-Click' });

@@ -118,85 +118,118 @@ async function killAndRestart(sink: SmtpSink, campaignId: number, env: Record<st
   const second = startWorkerProcess(env);
   // When the new process sent its first mail: how long starting a process took on this machine.
   let startupMs = 0;
-  await until('every recipient', () => {
-    if (!startupMs && mailsOf(sink, campaignId).length > mailsAtKill) startupMs = Date.now() - killedAt;
-    return recipientsReceived(sink, campaignId) === RECIPIENTS;
-  }, 120_000, second);
+  await until(
+    'every recipient',
+    () => {
+      if (!startupMs && mailsOf(sink, campaignId).length > mailsAtKill) startupMs = Date.now() - killedAt;
+      return recipientsReceived(sink, campaignId) === RECIPIENTS;
+    },
+    120_000,
+    second,
+  );
   const resumedMs = Date.now() - killedAt;
   return { second, resumedMs, startupMs, receivedAtKill, inFlight };
 }
 
 describe('kill -9 of a sending process, then a restart', () => {
-  test('on PostgreSQL: the dead worker\'s rows are sent within 15 s of the kill; duplicates only among them', { skip: !process.env.DATABASE_URL && 'needs PostgreSQL', timeout: 240_000 }, async (t) => {
-    const testDb: TestDatabase = await openTestDatabase();
-    const sink = await startSmtpSink();
-    const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-crash-'));
-    const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, SMTP_URL: sink.url, SEND_WORKER: 'off' });
-    const app = await buildApp({ config, database: testDb.database, migrate: false });
-    try {
-      const campaignId = await submittedCampaign(app, testDb.database, 'crashpg');
-      const sending = async () =>
-        (await queryRows<{ n: number }>(testDb.database.db, sql`select count(*)::int as n from deliveries where campaign_id = ${campaignId} and status = 'sending'`))[0]!.n;
-      const env = { DATABASE_URL: testDb.url, DATA_DIR: dataDir, SMTP_URL: sink.url };
-      const run = await killAndRestart(sink, campaignId, env, sending);
-      t.diagnostic(`all sent ${run.resumedMs} ms after the kill; the new process's first mail after ${run.startupMs} ms; ${run.inFlight} in flight, ${duplicateDeliveries(sink, campaignId)} duplicates`);
-      assert.ok(run.receivedAtKill < RECIPIENTS, 'killed mid-campaign');
-      assert.ok(run.inFlight! > 0, 'the dead worker held rows when it was killed');
-      assert.ok(run.resumedMs < RESUME_WITHIN_MS, `every recipient had their mail ${run.resumedMs} ms after the kill`);
-      assert.ok(duplicateDeliveries(sink, campaignId) <= run.inFlight!, 'duplicates bounded by what was in flight');
-
-      await until('the campaign sent', async () => {
-        const res = await app.inject({ method: 'GET', url: `/api/v2/campaigns/${campaignId}`, headers: await adminHeaders(testDb.database) });
-        return res.json().message_metadata.status === 'sent';
-      }, 30_000, run.second);
-      const rows = await queryRows<{ status: string; n: number }>(testDb.database.db, sql`select status, count(*)::int as n from deliveries where campaign_id = ${campaignId} group by status`);
-      assert.deepEqual(rows, [{ status: 'sent', n: RECIPIENTS }]);
-      run.second.child.kill('SIGTERM');
-      assert.equal(await run.second.exited, 0, run.second.stderr);
-    } finally {
-      await app.close();
-      await testDb.drop();
-      await sink.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
-
-  test('on embedded PGlite: the restarted process sends the dead one\'s rows at once', { skip: Boolean(process.env.DATABASE_URL) && 'PGlite only', timeout: 240_000 }, async (t) => {
-    const sink = await startSmtpSink();
-    const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-crash-'));
-    const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, SMTP_URL: sink.url, SEND_WORKER: 'off' });
-    try {
-      // The golden database, written to DATA_DIR/pgdata, as a service would have it.
-      const golden = new Blob([readFileSync(goldenPglitePath())]);
-      let database = await createDatabase({ databaseUrl: '', dataDir, loadDataDir: golden });
-      let app = await buildApp({ config, database, migrate: false });
-      const campaignId = await submittedCampaign(app, database, 'crashlite');
-      await app.close();
-
-      const env = { DATABASE_URL: '', DATA_DIR: dataDir, SMTP_URL: sink.url, SEND_WORKER: 'on', PORT: '0' };
-      const run = await killAndRestart(sink, campaignId, env, async () => null);
-      t.diagnostic(`all sent ${run.resumedMs} ms after the kill; the new process's first mail after ${run.startupMs} ms; ${duplicateDeliveries(sink, campaignId)} duplicates`);
-      assert.ok(run.receivedAtKill < RECIPIENTS, 'killed mid-campaign');
-      // Only the new process can open the database, so it can only resume once started (seconds on a busy machine).
-      const afterStart = run.resumedMs - run.startupMs;
-      assert.ok(afterStart < RESUME_WITHIN_MS, `every recipient had their mail ${afterStart} ms after the new process's first`);
-      assert.ok(duplicateDeliveries(sink, campaignId) <= BATCH * LANES, 'duplicates bounded by the batches in flight');
-      run.second.child.kill('SIGTERM');
-      assert.equal(await run.second.exited, 0, run.second.stderr);
-
-      database = await createDatabase({ databaseUrl: '', dataDir });
-      app = await buildApp({ config, database, migrate: false });
+  test(
+    "on PostgreSQL: the dead worker's rows are sent within 15 s of the kill; duplicates only among them",
+    { skip: !process.env.DATABASE_URL && 'needs PostgreSQL', timeout: 240_000 },
+    async (t) => {
+      const testDb: TestDatabase = await openTestDatabase();
+      const sink = await startSmtpSink();
+      const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-crash-'));
+      const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, SMTP_URL: sink.url, SEND_WORKER: 'off' });
+      const app = await buildApp({ config, database: testDb.database, migrate: false });
       try {
-        const rows = await queryRows<{ status: string; n: number }>(database.db, sql`select status, count(*)::int as n from deliveries where campaign_id = ${campaignId} group by status`);
+        const campaignId = await submittedCampaign(app, testDb.database, 'crashpg');
+        const sending = async () =>
+          (
+            await queryRows<{ n: number }>(
+              testDb.database.db,
+              sql`select count(*)::int as n from deliveries where campaign_id = ${campaignId} and status = 'sending'`,
+            )
+          )[0]!.n;
+        const env = { DATABASE_URL: testDb.url, DATA_DIR: dataDir, SMTP_URL: sink.url };
+        const run = await killAndRestart(sink, campaignId, env, sending);
+        t.diagnostic(
+          `all sent ${run.resumedMs} ms after the kill; the new process's first mail after ${run.startupMs} ms; ${run.inFlight} in flight, ${duplicateDeliveries(sink, campaignId)} duplicates`,
+        );
+        assert.ok(run.receivedAtKill < RECIPIENTS, 'killed mid-campaign');
+        assert.ok(run.inFlight! > 0, 'the dead worker held rows when it was killed');
+        assert.ok(run.resumedMs < RESUME_WITHIN_MS, `every recipient had their mail ${run.resumedMs} ms after the kill`);
+        assert.ok(duplicateDeliveries(sink, campaignId) <= run.inFlight!, 'duplicates bounded by what was in flight');
+
+        await until(
+          'the campaign sent',
+          async () => {
+            const res = await app.inject({ method: 'GET', url: `/api/v2/campaigns/${campaignId}`, headers: await adminHeaders(testDb.database) });
+            return res.json().message_metadata.status === 'sent';
+          },
+          30_000,
+          run.second,
+        );
+        const rows = await queryRows<{ status: string; n: number }>(
+          testDb.database.db,
+          sql`select status, count(*)::int as n from deliveries where campaign_id = ${campaignId} group by status`,
+        );
         assert.deepEqual(rows, [{ status: 'sent', n: RECIPIENTS }]);
+        run.second.child.kill('SIGTERM');
+        assert.equal(await run.second.exited, 0, run.second.stderr);
       } finally {
         await app.close();
+        await testDb.drop();
+        await sink.close();
+        rmSync(dataDir, { recursive: true, force: true });
       }
-    } finally {
-      await sink.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
+
+  test(
+    "on embedded PGlite: the restarted process sends the dead one's rows at once",
+    { skip: Boolean(process.env.DATABASE_URL) && 'PGlite only', timeout: 240_000 },
+    async (t) => {
+      const sink = await startSmtpSink();
+      const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-crash-'));
+      const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, SMTP_URL: sink.url, SEND_WORKER: 'off' });
+      try {
+        // The golden database, written to DATA_DIR/pgdata, as a service would have it.
+        const golden = new Blob([readFileSync(goldenPglitePath())]);
+        let database = await createDatabase({ databaseUrl: '', dataDir, loadDataDir: golden });
+        let app = await buildApp({ config, database, migrate: false });
+        const campaignId = await submittedCampaign(app, database, 'crashlite');
+        await app.close();
+
+        const env = { DATABASE_URL: '', DATA_DIR: dataDir, SMTP_URL: sink.url, SEND_WORKER: 'on', PORT: '0' };
+        const run = await killAndRestart(sink, campaignId, env, async () => null);
+        t.diagnostic(
+          `all sent ${run.resumedMs} ms after the kill; the new process's first mail after ${run.startupMs} ms; ${duplicateDeliveries(sink, campaignId)} duplicates`,
+        );
+        assert.ok(run.receivedAtKill < RECIPIENTS, 'killed mid-campaign');
+        // Only the new process can open the database, so it can only resume once started (seconds on a busy machine).
+        const afterStart = run.resumedMs - run.startupMs;
+        assert.ok(afterStart < RESUME_WITHIN_MS, `every recipient had their mail ${afterStart} ms after the new process's first`);
+        assert.ok(duplicateDeliveries(sink, campaignId) <= BATCH * LANES, 'duplicates bounded by the batches in flight');
+        run.second.child.kill('SIGTERM');
+        assert.equal(await run.second.exited, 0, run.second.stderr);
+
+        database = await createDatabase({ databaseUrl: '', dataDir });
+        app = await buildApp({ config, database, migrate: false });
+        try {
+          const rows = await queryRows<{ status: string; n: number }>(
+            database.db,
+            sql`select status, count(*)::int as n from deliveries where campaign_id = ${campaignId} group by status`,
+          );
+          assert.deepEqual(rows, [{ status: 'sent', n: RECIPIENTS }]);
+        } finally {
+          await app.close();
+        }
+      } finally {
+        await sink.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 async function adminHeaders(database: Database): Promise<Record<string, string>> {

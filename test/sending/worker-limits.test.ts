@@ -24,7 +24,6 @@ const send = async (id: number) => {
 };
 const campaignRow = async (id: number) => (await t.db.select().from(campaigns).where(eq(campaigns.id, id)))[0]!;
 
-
 describe('rate limits', () => {
   test('SEND_RATE: no one-second window gets more than the limit', async () => {
     const { list, members } = await listWithMembers(t.db, 12, { prefix: 'rate' });
@@ -37,8 +36,15 @@ describe('rate limits', () => {
     assert.deepEqual(recipientsOf(t.smtp, c.id), members.map((m) => m.email).sort());
     const windows = await t.db.select().from(sendRateWindows).where(eq(sendRateWindows.key, 'global'));
     assert.ok(windows.length >= 3, `12 mails at 5/s need three windows, got ${windows.length}`);
-    assert.ok(windows.every((w) => w.count <= 5), JSON.stringify(windows.map((w) => w.count)));
-    assert.equal(windows.reduce((sum, w) => sum + w.count, 0), 12, 'unused reservations are given back');
+    assert.ok(
+      windows.every((w) => w.count <= 5),
+      JSON.stringify(windows.map((w) => w.count)),
+    );
+    assert.equal(
+      windows.reduce((sum, w) => sum + w.count, 0),
+      12,
+      'unused reservations are given back',
+    );
     assert.ok(elapsed >= 1000, `took ${elapsed} ms`);
   });
 
@@ -59,7 +65,10 @@ describe('rate limits', () => {
     await withWorker(t.ctx, { rate: 1000, domainRate: 3, domainWindowSeconds: 3600 }, (w) => w.runOnce());
     const got = recipientsOf(t.smtp, c.id);
     assert.equal(got.filter((r) => r.endsWith('@slow.example')).length, 3);
-    assert.deepEqual(got.filter((r) => r.endsWith('@fast.example')), fast.map((s) => s.email).sort());
+    assert.deepEqual(
+      got.filter((r) => r.endsWith('@fast.example')),
+      fast.map((s) => s.email).sort(),
+    );
     const waiting = (await deliveryRows(t.db, c.id)).filter((r) => r.status === 'queued');
     assert.equal(waiting.length, 2);
     for (const row of waiting) {
@@ -71,7 +80,11 @@ describe('rate limits', () => {
     const [window] = await t.db.select().from(sendRateWindows).where(eq(sendRateWindows.key, 'domain:slow.example'));
     assert.equal(window!.count, 3);
     const global = await t.db.select().from(sendRateWindows).where(eq(sendRateWindows.key, 'global'));
-    assert.equal(global.reduce((sum, w) => sum + w.count, 0), 5, 'deferred and skipped rows give their global tokens back');
+    assert.equal(
+      global.reduce((sum, w) => sum + w.count, 0),
+      5,
+      'deferred and skipped rows give their global tokens back',
+    );
   });
 });
 
@@ -95,7 +108,10 @@ describe('schedule', () => {
 
     const newcomer = await createSubscriber(t.db, { email: 'requeue-newcomer@example.com', confirmed: true });
     await subscribe(t.db, list.id, newcomer.id);
-    await t.db.update(campaigns).set({ embargo: new Date(Date.now() - 1000), requeueUntil: new Date(Date.now() + 30 * 60_000) }).where(eq(campaigns.id, c.id));
+    await t.db
+      .update(campaigns)
+      .set({ embargo: new Date(Date.now() - 1000), requeueUntil: new Date(Date.now() + 30 * 60_000) })
+      .where(eq(campaigns.id, c.id));
     await withWorker(t.ctx, {}, (w) => w.runOnce());
     assert.deepEqual(recipientsOf(t.smtp, c.id), [...members.map((m) => m.email), newcomer.email].sort());
     // The next requeue would fall after requeue_until: done.
@@ -115,7 +131,10 @@ describe('schedule', () => {
     await send(c.id);
     await withWorker(t.ctx, {}, (w) => w.runOnce());
     assert.equal((await campaignRow(c.id)).status, 'sent');
-    const copies = await t.db.select().from(campaigns).where(and(gt(campaigns.id, c.id), eq(campaigns.subject, 'Daily digest')));
+    const copies = await t.db
+      .select()
+      .from(campaigns)
+      .where(and(gt(campaigns.id, c.id), eq(campaigns.subject, 'Daily digest')));
     assert.equal(copies.length, 1);
     const copy = copies[0]!;
     assert.equal(copy.status, 'submitted');
@@ -123,7 +142,10 @@ describe('schedule', () => {
     assert.equal(copy.repeatInterval, 1440);
     assert.notEqual(copy.uniqueId, (await campaignRow(c.id)).uniqueId);
     const links = await t.db.select().from(listCampaigns).where(eq(listCampaigns.campaignId, copy.id));
-    assert.deepEqual(links.map((l) => l.listId), [list.id]);
+    assert.deepEqual(
+      links.map((l) => l.listId),
+      [list.id],
+    );
     // Its lists are marked; its audience is frozen when its embargo comes.
     assert.deepEqual(await statusCounts(t.db, copy.id), {});
     assert.deepEqual(
@@ -135,12 +157,21 @@ describe('schedule', () => {
     assert.deepEqual(mailsOf(t.smtp, copy.id), []);
 
     // The last occurrence inside repeat_until makes no further copy.
-    await t.db.update(campaigns).set({ embargo: new Date(Date.now() - 1000), repeatUntil: new Date(Date.now() + 3600_000) }).where(eq(campaigns.id, copy.id));
+    await t.db
+      .update(campaigns)
+      .set({ embargo: new Date(Date.now() - 1000), repeatUntil: new Date(Date.now() + 3600_000) })
+      .where(eq(campaigns.id, copy.id));
     await withWorker(t.ctx, {}, (w) => w.runOnce());
     assert.equal(mailsOf(t.smtp, copy.id).length, 2);
-    const later = await t.db.select({ n: sql<number>`count(*)::int` }).from(campaigns).where(and(gt(campaigns.id, copy.id), eq(campaigns.subject, 'Daily digest')));
+    const later = await t.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(campaigns)
+      .where(and(gt(campaigns.id, copy.id), eq(campaigns.subject, 'Daily digest')));
     assert.equal(later[0]!.n, 0);
-    const stillQueued = await t.db.select().from(deliveries).where(and(eq(deliveries.campaignId, copy.id), eq(deliveries.status, 'queued')));
+    const stillQueued = await t.db
+      .select()
+      .from(deliveries)
+      .where(and(eq(deliveries.campaignId, copy.id), eq(deliveries.status, 'queued')));
     assert.deepEqual(stillQueued, []);
   });
 });

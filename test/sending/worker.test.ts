@@ -41,7 +41,6 @@ const patchStatus = async (id: number, status: string) => {
   assert.equal(res.statusCode, 200, res.body);
 };
 
-
 describe('sending a campaign', () => {
   test('every member gets one mail; the campaign ends sent with its counters; records carry the outcome', async () => {
     const { list, members } = await listWithMembers(t.db, 12, { prefix: 'e2e' });
@@ -112,7 +111,10 @@ describe('sending a campaign', () => {
       assert.deepEqual(await w.runOnce(), { started: 0, frozen: 0, batches: 0, sent: 0, finished: 0 });
       assert.equal((await campaignView(c.id)).message_metadata.status, 'submitted');
       assert.deepEqual(mailsOf(t.smtp, c.id), []);
-      await t.db.update(campaigns).set({ embargo: new Date(Date.now() - 1000) }).where(eq(campaigns.id, c.id));
+      await t.db
+        .update(campaigns)
+        .set({ embargo: new Date(Date.now() - 1000) })
+        .where(eq(campaigns.id, c.id));
       await w.runOnce();
     });
     assert.deepEqual(recipientsOf(t.smtp, c.id), members.map((m) => m.email).sort());
@@ -153,13 +155,21 @@ describe('failures', () => {
   test('a campaign that cannot be composed is suspended with the reason; its records stay queued', async () => {
     const { list } = await listWithMembers(t.db, 2, { prefix: 'broken' });
     const c = await sendableCampaign(t.db, [list.id]);
-    await t.db.insert(attachments).values({ campaignId: c.id, filename: 'gone.pdf', mimeType: 'application/pdf', size: 10, contentHash: 'f'.repeat(64) });
+    await t.db
+      .insert(attachments)
+      .values({ campaignId: c.id, filename: 'gone.pdf', mimeType: 'application/pdf', size: 10, contentHash: 'f'.repeat(64) });
     await send(c.id);
     await withWorker(t.ctx, {}, (w) => w.runOnce());
     assert.equal((await campaignView(c.id)).message_metadata.status, 'suspended');
     const [state] = await t.db.select().from(campaignSendStates).where(eq(campaignSendStates.campaignId, c.id));
     assert.match(state!.pausedReason!, /^Suspended: the campaign could not be prepared for sending: /);
-    assert.deepEqual((await deliveryRows(t.db, c.id)).map((r) => [r.status, r.attempts]), [['queued', 0], ['queued', 0]]);
+    assert.deepEqual(
+      (await deliveryRows(t.db, c.id)).map((r) => [r.status, r.attempts]),
+      [
+        ['queued', 0],
+        ['queued', 0],
+      ],
+    );
     assert.deepEqual(mailsOf(t.smtp, c.id), []);
   });
 
@@ -274,7 +284,10 @@ describe('leases', () => {
       .set({ status: 'sending', workerId: 'live-worker', leaseUntil: new Date(Date.now() + 600_000) })
       .where(inArray(deliveries.id, liveIds));
     await withWorker(t.ctx, {}, (w) => w.runOnce());
-    const expected = members.filter((m) => m.id !== rows[3]!.subscriberId).map((m) => m.email).sort();
+    const expected = members
+      .filter((m) => m.id !== rows[3]!.subscriberId)
+      .map((m) => m.email)
+      .sort();
     assert.deepEqual(recipientsOf(t.smtp, c.id), expected);
     assert.equal((await campaignView(c.id)).message_metadata.status, 'inprocess'); // the live worker's row is pending
     const [live] = await t.db.select().from(deliveries).where(eq(deliveries.id, liveIds[0]!));
@@ -282,7 +295,10 @@ describe('leases', () => {
     assert.equal(live!.workerId, 'live-worker');
 
     // The live worker dies too: once its lease runs out, the row is sent, once.
-    await t.db.update(deliveries).set({ leaseUntil: new Date(Date.now() - 1) }).where(eq(deliveries.id, liveIds[0]!));
+    await t.db
+      .update(deliveries)
+      .set({ leaseUntil: new Date(Date.now() - 1) })
+      .where(eq(deliveries.id, liveIds[0]!));
     await withWorker(t.ctx, {}, (w) => w.runOnce());
     assert.deepEqual(recipientsOf(t.smtp, c.id), members.map((m) => m.email).sort());
     assert.equal((await campaignView(c.id)).message_metadata.status, 'sent');
@@ -300,7 +316,10 @@ describe('leases', () => {
     assert.equal(counts.sent, mailsOf(t.smtp, c.id).length);
     assert.ok((counts.queued ?? 0) > 0, 'the rest queued again');
     assert.equal(counts.sent + counts.queued!, 30);
-    const held = await t.db.select().from(deliveries).where(and(eq(deliveries.campaignId, c.id), sql`${deliveries.workerId} is not null`));
+    const held = await t.db
+      .select()
+      .from(deliveries)
+      .where(and(eq(deliveries.campaignId, c.id), sql`${deliveries.workerId} is not null`));
     assert.deepEqual(held, []);
   });
 });

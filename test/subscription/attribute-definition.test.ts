@@ -83,7 +83,12 @@ describe('POST /api/v2/attributes', () => {
     });
     assert.equal(res.statusCode, 200);
     assert.equal(res.json().subscriber_editable, false);
-    const bad = await t.inject({ method: 'POST', url: '/api/v2/attributes', headers, payload: { name: uniqueName('X'), type: 'textline', subscriber_editable: 'yes' } });
+    const bad = await t.inject({
+      method: 'POST',
+      url: '/api/v2/attributes',
+      headers,
+      payload: { name: uniqueName('X'), type: 'textline', subscriber_editable: 'yes' },
+    });
     assert.equal(bad.statusCode, 422);
   });
 
@@ -207,23 +212,22 @@ describe('PUT /api/v2/attributes/{id}', () => {
       payload: {
         name: def.name,
         type: 'checkboxgroup',
-        options: [
-          { id: alpha.id, name: 'Alpha One', list_order: 10 },
-          { name: 'beta', list_order: 20 },
-          { name: 'Epsilon' },
-        ],
+        options: [{ id: alpha.id, name: 'Alpha One', list_order: 10 }, { name: 'beta', list_order: 20 }, { name: 'Epsilon' }],
       },
     });
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
     const epsilon = body.options.find((o: { name: string }) => o.name === 'Epsilon');
     assert.ok(epsilon, res.body);
-    assert.deepEqual(body.options, [
-      { id: gamma.id, name: 'Gamma', list_order: 3 },
-      { id: epsilon.id, name: 'Epsilon', list_order: epsilon.list_order },
-      { id: alpha.id, name: 'Alpha One', list_order: 10 },
-      { id: beta.id, name: 'beta', list_order: 20 },
-    ].sort((a, b) => a.list_order - b.list_order || a.id - b.id));
+    assert.deepEqual(
+      body.options,
+      [
+        { id: gamma.id, name: 'Gamma', list_order: 3 },
+        { id: epsilon.id, name: 'Epsilon', list_order: epsilon.list_order },
+        { id: alpha.id, name: 'Alpha One', list_order: 10 },
+        { id: beta.id, name: 'beta', list_order: 20 },
+      ].sort((a, b) => a.list_order - b.list_order || a.id - b.id),
+    );
     assert.ok(![3, 10, 20].includes(epsilon.list_order));
     const remaining = (await t.db.select().from(attributeOptions)).filter((o) => o.definitionId === def.id).map((o) => o.id);
     assert.ok(!remaining.includes(delta.id), 'unused option deleted');
@@ -232,7 +236,14 @@ describe('PUT /api/v2/attributes/{id}', () => {
       method: 'PUT',
       url: `/api/v2/attributes/${def.id}`,
       headers,
-      payload: { name: def.name, type: 'checkboxgroup', options: [{ id: alpha.id, name: 'Gamma' }, { id: gamma.id, name: 'Gamma' }] },
+      payload: {
+        name: def.name,
+        type: 'checkboxgroup',
+        options: [
+          { id: alpha.id, name: 'Gamma' },
+          { id: gamma.id, name: 'Gamma' },
+        ],
+      },
     });
     assert.equal(clash.statusCode, 422);
     assert.deepEqual(clash.json(), { message: 'Validation failed', errors: { options: ['Option name Gamma already exists.'] } });
@@ -240,10 +251,15 @@ describe('PUT /api/v2/attributes/{id}', () => {
     assert.deepEqual(unchanged.json(), body, 'a refused sync writes nothing');
   });
 
-  test('409 for another definition\'s name; 404 before the body is read; 403 without session', async () => {
+  test("409 for another definition's name; 404 before the body is read; 403 without session", async () => {
     const a = await create({ name: uniqueName('A'), type: 'textline' });
     const b = await create({ name: uniqueName('B'), type: 'textline' });
-    const clash = await t.inject({ method: 'PUT', url: `/api/v2/attributes/${b.id}`, headers, payload: { name: a.name.toLowerCase(), type: 'textline' } });
+    const clash = await t.inject({
+      method: 'PUT',
+      url: `/api/v2/attributes/${b.id}`,
+      headers,
+      payload: { name: a.name.toLowerCase(), type: 'textline' },
+    });
     assert.equal(clash.statusCode, 409);
     assert.deepEqual(clash.json(), { message: 'Another attribute with this name already exists.' });
     const self = await t.inject({ method: 'PUT', url: `/api/v2/attributes/${b.id}`, headers, payload: { name: b.name, type: 'textline' } });

@@ -28,7 +28,10 @@ describe('GET /api/v2/blacklist', () => {
       const res = await t.inject({ method: 'POST', url: '/api/v2/blacklist/add', headers, payload: { email, reason } });
       assert.equal(res.statusCode, 201, res.body);
     }
-    await t.db.update(blacklist).set({ createdAt: new Date('2026-01-02T03:04:05Z') }).where(sql`true`);
+    await t.db
+      .update(blacklist)
+      .set({ createdAt: new Date('2026-01-02T03:04:05Z') })
+      .where(sql`true`);
     const ids = (await t.db.select({ id: blacklist.id }).from(blacklist).orderBy(blacklist.id)).map((r) => r.id);
 
     const first = await list('?limit=2');
@@ -40,16 +43,25 @@ describe('GET /api/v2/blacklist', () => {
       pagination: { total: 3, limit: 2, has_more: true, next_cursor: ids[1] },
     });
     const second = await list(`?limit=2&after_id=${ids[1]}`);
-    assert.deepEqual(second.items.map((e) => e.email), ['100%_real@example.com']);
+    assert.deepEqual(
+      second.items.map((e) => e.email),
+      ['100%_real@example.com'],
+    );
     assert.deepEqual(second.pagination, { total: 3, limit: 2, has_more: false, next_cursor: ids[2] });
 
     const found = await list('?email=%20KING@');
-    assert.deepEqual([found.items.map((e) => e.email), found.pagination], [
-      ['Spam.King@example.com'],
-      { total: 1, limit: 25, has_more: false, next_cursor: ids[0] },
-    ]);
-    assert.deepEqual((await list('?email=%25_')).items.map((e) => e.email), ['100%_real@example.com']);
-    assert.deepEqual((await list('?email=example.com')).items.map((e) => e.email), ['Spam.King@example.com', '100%_real@example.com']);
+    assert.deepEqual(
+      [found.items.map((e) => e.email), found.pagination],
+      [['Spam.King@example.com'], { total: 1, limit: 25, has_more: false, next_cursor: ids[0] }],
+    );
+    assert.deepEqual(
+      (await list('?email=%25_')).items.map((e) => e.email),
+      ['100%_real@example.com'],
+    );
+    assert.deepEqual(
+      (await list('?email=example.com')).items.map((e) => e.email),
+      ['Spam.King@example.com', '100%_real@example.com'],
+    );
     const none = await list('?email=nobody');
     assert.deepEqual(none, { items: [], pagination: { total: 0, limit: 25, has_more: false, next_cursor: null } });
   });

@@ -66,10 +66,10 @@ describe('POST /api/v2/blacklist/add', () => {
   test('missing or invalid e-mail and wrong types are 422; malformed JSON 400; no key and no privilege 403', async () => {
     const { headers } = await t.adminWithSession();
     const missing = await t.inject({ method: 'POST', url: '/api/v2/blacklist/add', headers, payload: {} });
-    assert.deepEqual([missing.statusCode, missing.json()], [
-      422,
-      { message: 'Validation failed', errors: { email: ['This value should not be blank.'] } },
-    ]);
+    assert.deepEqual(
+      [missing.statusCode, missing.json()],
+      [422, { message: 'Validation failed', errors: { email: ['This value should not be blank.'] } }],
+    );
     const invalid = await t.inject({ method: 'POST', url: '/api/v2/blacklist/add', headers, payload: { email: 'nope', reason: 3 } });
     assert.deepEqual(invalid.json(), {
       message: 'Validation failed',
@@ -105,14 +105,20 @@ describe('GET /api/v2/blacklist/check/{email} and /info/{email}', () => {
     assert.deepEqual([info.statusCode, info.json()], [200, added.json()]);
   });
 
-  test('an address not listed: check false, info 404 with phpList\'s error body and a message', async () => {
+  test("an address not listed: check false, info 404 with phpList's error body and a message", async () => {
     const { headers } = await t.adminWithSession();
     const check = await t.inject({ method: 'GET', url: '/api/v2/blacklist/check/clean@example.com', headers });
     assert.deepEqual(check.json(), { blacklisted: false, reason: null });
     const info = await t.inject({ method: 'GET', url: '/api/v2/blacklist/info/clean@example.com', headers });
-    assert.deepEqual([info.statusCode, info.json()], [404, { message: 'Email clean@example.com is not blacklisted', error: 'Email clean@example.com is not blacklisted' }]);
+    assert.deepEqual(
+      [info.statusCode, info.json()],
+      [404, { message: 'Email clean@example.com is not blacklisted', error: 'Email clean@example.com is not blacklisted' }],
+    );
     const odd = await t.inject({ method: 'GET', url: '/api/v2/blacklist/info/not-an-email', headers });
-    assert.deepEqual([odd.statusCode, odd.json()], [404, { message: 'Email not-an-email is not blacklisted', error: 'Email not-an-email is not blacklisted' }]);
+    assert.deepEqual(
+      [odd.statusCode, odd.json()],
+      [404, { message: 'Email not-an-email is not blacklisted', error: 'Email not-an-email is not blacklisted' }],
+    );
   });
 
   test('a subscriber flagged elsewhere counts as blacklisted, with no entry date', async () => {

@@ -23,7 +23,10 @@ async function count(listId: number): Promise<number> {
 
 /** What the counter says must be what a scan says. */
 async function assertTrueCount(listId: number, expected: number): Promise<void> {
-  const [row] = await t.db.select({ n: sql<number>`count(*)::int` }).from(subscriptions).where(eq(subscriptions.listId, listId));
+  const [row] = await t.db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(subscriptions)
+    .where(eq(subscriptions.listId, listId));
   assert.equal(row!.n, expected, 'rows in subscriptions');
   assert.equal(await count(listId), expected, 'counter');
 }

@@ -211,10 +211,7 @@ describe('POST /api/v2/lists/{listId}/subscribers', () => {
     const mail = mails[before]!;
     assert.deepEqual(mail.envelope.to, ['fresh@example.com']);
     assert.equal(mail.parsed.subject, 'Please confirm your subscription');
-    assert.ok(
-      mail.parsed.text?.includes(`${t.config.publicUrl}/api/v2/subscribers/confirm?uniqueId=${fresh.uniqueId}`),
-      mail.parsed.text,
-    );
+    assert.ok(mail.parsed.text?.includes(`${t.config.publicUrl}/api/v2/subscribers/confirm?uniqueId=${fresh.uniqueId}`), mail.parsed.text);
     assert.ok(mail.parsed.text?.includes('"Weekly"'));
     // Adding again sends nothing more: the subscription exists.
     await t.inject({ method: 'POST', url: `/api/v2/lists/${list.id}/subscribers`, headers, payload: { emails: ['fresh@example.com'] } });
@@ -237,7 +234,10 @@ describe('POST /api/v2/lists/{listId}/subscribers', () => {
       payload: { emails: ['banned@example.com', 'flagged@example.com', 'fine@example.com'], auto_confirm: true },
     });
     assert.equal(res.statusCode, 201);
-    assert.deepEqual(res.json().map((s: { subscriber: { email: string } }) => s.subscriber.email), ['fine@example.com']);
+    assert.deepEqual(
+      res.json().map((s: { subscriber: { email: string } }) => s.subscriber.email),
+      ['fine@example.com'],
+    );
     const barredSubs = await t.db
       .select()
       .from(subscriptions)
@@ -302,7 +302,10 @@ describe('DELETE /api/v2/lists/{listId}/subscribers', () => {
     assert.equal(res.statusCode, 204);
     assert.equal(res.body, '');
     const left = await t.db.select().from(subscriptions).where(eq(subscriptions.listId, list.id));
-    assert.deepEqual(left.map((r) => r.subscriberId), [c.id]);
+    assert.deepEqual(
+      left.map((r) => r.subscriberId),
+      [c.id],
+    );
     assert.equal((await t.db.select().from(subscribers).where(eq(subscribers.id, a.id))).length, 1, 'subscriber kept');
     const plain = await t.inject({ method: 'DELETE', url: `/api/v2/lists/${list.id}/subscribers?emails=del-c@example.com`, headers });
     assert.equal(plain.statusCode, 204);
@@ -316,10 +319,10 @@ describe('DELETE /api/v2/lists/{listId}/subscribers', () => {
     const list = await createList(t.db);
     const theirs = await createList(t.db, { ownerId: other.id });
     const none = await t.inject({ method: 'DELETE', url: `/api/v2/lists/${list.id}/subscribers`, headers });
-    assert.deepEqual([none.statusCode, none.json()], [
-      422,
-      { message: 'Validation failed', errors: { emails: ['This value should not be blank.'] } },
-    ]);
+    assert.deepEqual(
+      [none.statusCode, none.json()],
+      [422, { message: 'Validation failed', errors: { emails: ['This value should not be blank.'] } }],
+    );
     const invalid = await t.inject({
       method: 'DELETE',
       url: `/api/v2/lists/${list.id}/subscribers?emails[]=ok@example.com&emails[]=nope`,
@@ -380,7 +383,10 @@ describe('POST /api/v2/lists/{listId}/subscribers: unknown addresses (phpList)',
       payload: { emails: ['already-here@example.com', 'Brand-New@example.com', 'barred-new@example.com'], auto_confirm: false, create_unknown: true },
     });
     assert.equal(res.statusCode, 201);
-    assert.deepEqual(res.json().map((s: { subscriber: { email: string } }) => s.subscriber.email), ['already-here@example.com', 'Brand-New@example.com']);
+    assert.deepEqual(
+      res.json().map((s: { subscriber: { email: string } }) => s.subscriber.email),
+      ['already-here@example.com', 'Brand-New@example.com'],
+    );
     const created = await subscriberByEmail('Brand-New@example.com');
     assert.equal(created.confirmed, false);
     assert.equal(created.htmlEmail, false);
@@ -389,7 +395,10 @@ describe('POST /api/v2/lists/{listId}/subscribers: unknown addresses (phpList)',
     const mails = await t.smtp.waitFor(before + 1);
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(t.smtp.messages.length, before + 1);
-    assert.deepEqual(mails[before]!.envelope.to.map((a) => a.toLowerCase()), ['brand-new@example.com']);
+    assert.deepEqual(
+      mails[before]!.envelope.to.map((a) => a.toLowerCase()),
+      ['brand-new@example.com'],
+    );
   });
 
   test('many unknown addresses: the first ten are named, the rest counted', async () => {
@@ -397,10 +406,7 @@ describe('POST /api/v2/lists/{listId}/subscribers: unknown addresses (phpList)',
     const list = await createList(t.db);
     const emails = Array.from({ length: 13 }, (_, i) => `nobody-${i}@example.com`);
     const res = await t.inject({ method: 'POST', url: `/api/v2/lists/${list.id}/subscribers`, headers, payload: { emails } });
-    assert.deepEqual([res.statusCode, res.json()], [
-      404,
-      { message: `Subscriber does not exists: ${emails.slice(0, 10).join(', ')} and 3 more.` },
-    ]);
+    assert.deepEqual([res.statusCode, res.json()], [404, { message: `Subscriber does not exists: ${emails.slice(0, 10).join(', ')} and 3 more.` }]);
   });
 });
 

@@ -216,10 +216,10 @@ describe('PUT /api/v2/lists/{listId}', () => {
     const denied = await t.inject({ method: 'PUT', url: `/api/v2/lists/${theirs.id}`, headers, payload: { name: 1 } });
     assert.deepEqual([denied.statusCode, denied.json()], [403, DENIED]);
     const invalid = await t.inject({ method: 'PUT', url: `/api/v2/lists/${mine.id}`, headers, payload: { name: '' } });
-    assert.deepEqual([invalid.statusCode, invalid.json()], [
-      422,
-      { message: 'Validation failed', errors: { name: ['This value should not be blank.'] } },
-    ]);
+    assert.deepEqual(
+      [invalid.statusCode, invalid.json()],
+      [422, { message: 'Validation failed', errors: { name: ['This value should not be blank.'] } }],
+    );
     const nonDigit = await t.inject({ method: 'PUT', url: '/api/v2/lists/abc', headers, payload: { name: 'x' } });
     assert.equal(nonDigit.statusCode, 404);
   });

@@ -29,7 +29,10 @@ async function errorCodeOf(statement: Promise<unknown>): Promise<string | undefi
 }
 
 async function countOf(table: string, column: string, id: number): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(t.db, sql`select count(*)::int as n from ${sql.identifier(table)} where ${sql.identifier(column)} = ${id}`);
+  const [row] = await queryRows<{ n: number }>(
+    t.db,
+    sql`select count(*)::int as n from ${sql.identifier(table)} where ${sql.identifier(column)} = ${id}`,
+  );
   return row!.n;
 }
 
@@ -37,22 +40,37 @@ describe('parents of subscriptions, attribute values and history', () => {
   test('a row naming a missing subscriber, list or definition is refused with 23503 and nothing is written', async () => {
     const list = await createList(t.db);
     const subscriber = await createSubscriber(t.db);
-    const [definition] = await queryRows<{ id: number }>(t.db, sql`insert into attribute_definitions (name, type) values ('ri-city', 'textline') returning id`);
+    const [definition] = await queryRows<{ id: number }>(
+      t.db,
+      sql`insert into attribute_definitions (name, type) values ('ri-city', 'textline') returning id`,
+    );
 
     assert.equal(await errorCodeOf(t.db.execute(sql`insert into subscriptions (list_id, subscriber_id) values (${list.id}, 2147483000)`)), '23503');
-    assert.equal(await errorCodeOf(t.db.execute(sql`insert into subscriptions (list_id, subscriber_id) values (2147483000, ${subscriber.id})`)), '23503');
     assert.equal(
-      await errorCodeOf(t.db.execute(sql`insert into subscriber_attribute_values (subscriber_id, definition_id, value) values (2147483000, ${definition!.id}, 'x')`)),
+      await errorCodeOf(t.db.execute(sql`insert into subscriptions (list_id, subscriber_id) values (2147483000, ${subscriber.id})`)),
       '23503',
     );
     assert.equal(
-      await errorCodeOf(t.db.execute(sql`insert into subscriber_attribute_values (subscriber_id, definition_id, value) values (${subscriber.id}, 2147483000, 'x')`)),
+      await errorCodeOf(
+        t.db.execute(sql`insert into subscriber_attribute_values (subscriber_id, definition_id, value) values (2147483000, ${definition!.id}, 'x')`),
+      ),
       '23503',
     );
-    assert.equal(await errorCodeOf(t.db.execute(sql`insert into subscriber_history (subscriber_id, summary) values (2147483000, 'orphan')`)), '23503');
+    assert.equal(
+      await errorCodeOf(
+        t.db.execute(sql`insert into subscriber_attribute_values (subscriber_id, definition_id, value) values (${subscriber.id}, 2147483000, 'x')`),
+      ),
+      '23503',
+    );
+    assert.equal(
+      await errorCodeOf(t.db.execute(sql`insert into subscriber_history (subscriber_id, summary) values (2147483000, 'orphan')`)),
+      '23503',
+    );
     // One bad row among good ones fails the whole statement.
     assert.equal(
-      await errorCodeOf(t.db.execute(sql`insert into subscriber_history (subscriber_id, summary) values (${subscriber.id}, 'fine'), (2147483000, 'orphan')`)),
+      await errorCodeOf(
+        t.db.execute(sql`insert into subscriber_history (subscriber_id, summary) values (${subscriber.id}, 'fine'), (2147483000, 'orphan')`),
+      ),
       '23503',
     );
     assert.equal(await countOf('subscriptions', 'subscriber_id', subscriber.id), 0);
@@ -67,7 +85,10 @@ describe('parents of subscriptions, attribute values and history', () => {
     const gone = await createSubscriber(t.db);
     await subscribe(t.db, list.id, keep.id);
     await subscribe(t.db, list.id, gone.id);
-    const [definition] = await queryRows<{ id: number }>(t.db, sql`insert into attribute_definitions (name, type) values ('ri-town', 'textline') returning id`);
+    const [definition] = await queryRows<{ id: number }>(
+      t.db,
+      sql`insert into attribute_definitions (name, type) values ('ri-town', 'textline') returning id`,
+    );
     await t.db.execute(sql`insert into subscriber_attribute_values (subscriber_id, definition_id, value)
       values (${keep.id}, ${definition!.id}, 'a'), (${gone.id}, ${definition!.id}, 'b')`);
     await t.db.execute(sql`insert into subscriber_history (subscriber_id, summary) values (${keep.id}, 'k'), (${gone.id}, 'g')`);

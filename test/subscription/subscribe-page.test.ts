@@ -223,8 +223,7 @@ describe('GET and PUT /api/v2/subscribe-pages/{id}/data', () => {
     assert.equal(empty.statusCode, 200);
     assert.deepEqual(empty.json(), []);
 
-    const put = (payload: object) =>
-      t.inject({ method: 'PUT', url: `/api/v2/subscribe-pages/${page.id}/data`, headers, payload });
+    const put = (payload: object) => t.inject({ method: 'PUT', url: `/api/v2/subscribe-pages/${page.id}/data`, headers, payload });
     const first = await put({ name: 'intro_text', value: 'Hello world' });
     assert.equal(first.statusCode, 200);
     assert.deepEqual(first.json(), { id: page.id, name: 'intro_text', data: 'Hello world' });
@@ -273,7 +272,10 @@ async function livePage() {
     .insert(attributeDefinitions)
     .values({ name: `First name ${unique}`, type: 'textline', required: true })
     .returning();
-  const [city] = await t.db.insert(attributeDefinitions).values({ name: `City ${unique}`, type: 'textline' }).returning();
+  const [city] = await t.db
+    .insert(attributeDefinitions)
+    .values({ name: `City ${unique}`, type: 'textline' })
+    .returning();
   const page = await createPage({ title: 'Join us' });
   await setData(page.id, {
     intro: 'Welcome!',
@@ -284,7 +286,10 @@ async function livePage() {
 }
 
 async function subscriberNamed(email: string) {
-  const [row] = await t.db.select().from(subscribers).where(sql`lower(${subscribers.email}) = lower(${email})`);
+  const [row] = await t.db
+    .select()
+    .from(subscribers)
+    .where(sql`lower(${subscribers.email}) = lower(${email})`);
   return row;
 }
 
@@ -360,10 +365,7 @@ describe('POST /api/v2/public/subscribe-pages/{id}', () => {
     // The mailer writes the domain part in lower case.
     assert.deepEqual(mail!.envelope.to, ['Visitor@example.com']);
     assert.equal(mail!.parsed.subject, 'Please confirm your subscription');
-    assert.ok(
-      mail!.parsed.text?.includes(`${t.config.publicUrl}/api/v2/subscribers/confirm?uniqueId=${created.uniqueId}`),
-      mail!.parsed.text,
-    );
+    assert.ok(mail!.parsed.text?.includes(`${t.config.publicUrl}/api/v2/subscribers/confirm?uniqueId=${created.uniqueId}`), mail!.parsed.text);
     assert.ok(mail!.parsed.text?.includes('"News"'));
 
     // The same again (from another client, after the 10 minutes of the address limit): nothing new, no second mail.
@@ -377,10 +379,7 @@ describe('POST /api/v2/public/subscribe-pages/{id}', () => {
     assert.equal(again.statusCode, 204);
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(t.smtp.messages.length, before + 1);
-    const [kept] = await t.db
-      .select()
-      .from(subscriberAttributeValues)
-      .where(eq(subscriberAttributeValues.definitionId, firstName.id));
+    const [kept] = await t.db.select().from(subscriberAttributeValues).where(eq(subscriberAttributeValues.definitionId, firstName.id));
     assert.equal(kept!.value, 'Ada', "a public form never changes a known subscriber's data");
   });
 
@@ -408,11 +407,11 @@ describe('POST /api/v2/public/subscribe-pages/{id}', () => {
     }
     assert.deepEqual(await listIdsOf(known.id), [tech.id]);
     const history = await t.db.select().from(subscriberHistory).where(eq(subscriberHistory.subscriberId, known.id));
-    assert.deepEqual(history.map((h) => [h.summary, h.detail]), [['Subscribed', 'Joined list "Tech" by the link of the confirmation mail']]);
     assert.deepEqual(
-      await t.db.select().from(subscriberAttributeValues).where(eq(subscriberAttributeValues.subscriberId, known.id)),
-      [],
+      history.map((h) => [h.summary, h.detail]),
+      [['Subscribed', 'Joined list "Tech" by the link of the confirmation mail']],
     );
+    assert.deepEqual(await t.db.select().from(subscriberAttributeValues).where(eq(subscriberAttributeValues.subscriberId, known.id)), []);
     const forged = await t.inject({ method: 'GET', url: `${url.slice(0, -2)}${url.endsWith('AA') ? 'BB' : 'AA'}` });
     assert.equal(forged.statusCode, 404);
     assert.equal(forged.body, '<h1>This link is not valid or has expired.</h1>');
@@ -458,7 +457,10 @@ describe('POST /api/v2/public/subscribe-pages/{id}', () => {
         { email: 'bad-input@example.com', list_id: news.id, attributes: { [name]: 'A', Shoe: '42' } },
         { 'attributes.Shoe': ['This attribute is not offered on this page.'] },
       ],
-      [{ email: 'bad-input@example.com', list_id: news.id, attributes: { [name]: 7 } }, { [`attributes.${name}`]: ['This value should be of type string.'] }],
+      [
+        { email: 'bad-input@example.com', list_id: news.id, attributes: { [name]: 7 } },
+        { [`attributes.${name}`]: ['This value should be of type string.'] },
+      ],
     ];
     for (const [payload, errors] of cases) {
       const res = await t.inject({ method: 'POST', url: `/api/v2/public/subscribe-pages/${page.id}`, payload });
@@ -525,7 +527,10 @@ describe('DELETE /api/v2/public/subscribe-pages/{id}', () => {
       assert.equal(res.statusCode, 403, token);
       assert.deepEqual(res.json(), { message: 'A valid unsubscribe token for this address is required (the link in every mail we send).' });
     }
-    assert.deepEqual(await listIdsOf(member.id), [news.id, hidden.id].sort((a, b) => a - b));
+    assert.deepEqual(
+      await listIdsOf(member.id),
+      [news.id, hidden.id].sort((a, b) => a - b),
+    );
   });
 
   test('bad address → 422; inactive or unknown page → 404', async () => {
@@ -577,7 +582,8 @@ describe('public subscribe pages: limits and no disclosure (issue 17)', () => {
   test('one client: SUBSCRIBE_PAGE_CLIENT_LIMIT (10) sign-ups in 10 minutes, then 429; another client is not held up', async () => {
     const { page, news, firstName } = await livePage();
     const codes: number[] = [];
-    for (let i = 0; i < 12; i++) codes.push((await post(page.id, `flood-${i}@example.com`, news.id, { [firstName.name]: 'F' }, '203.0.113.50')).statusCode);
+    for (let i = 0; i < 12; i++)
+      codes.push((await post(page.id, `flood-${i}@example.com`, news.id, { [firstName.name]: 'F' }, '203.0.113.50')).statusCode);
     assert.deepEqual(codes, [...Array(10).fill(204), 429, 429]);
     const refused = await post(page.id, 'flood-x@example.com', news.id, { [firstName.name]: 'F' }, '203.0.113.50');
     assert.deepEqual(refused.json(), { message: 'Too many sign-ups from your address. Try again later.' });

@@ -28,7 +28,10 @@ describe('double opt-in', () => {
     assert.equal(created.confirmed, false);
 
     const [mail] = await t.smtp.waitFor(1);
-    assert.deepEqual(mail!.envelope.to.map((a) => a.toLowerCase()), ['optin@example.com']);
+    assert.deepEqual(
+      mail!.envelope.to.map((a) => a.toLowerCase()),
+      ['optin@example.com'],
+    );
     assert.equal(mail!.parsed.subject, 'Please confirm your subscription');
     assert.equal(mail!.parsed.html, false, 'text only for a subscriber who prefers text');
     const links = mail!.parsed.text?.match(/https?:\/\/\S+/g) ?? [];
@@ -37,7 +40,7 @@ describe('double opt-in', () => {
     const link = new URL(links[0]!);
     const page = await t.inject({ method: 'GET', url: `${link.pathname}${link.search}`, headers: { 'user-agent': 'mail-client' } });
     assert.equal(page.statusCode, 200);
-    assert.ok(page.body.includes(THANKS), 'phpList\'s words, now in the public layout (issue 13)');
+    assert.ok(page.body.includes(THANKS), "phpList's words, now in the public layout (issue 13)");
     assert.match(String(page.headers['content-type']), /^text\/html; charset=utf-8/);
     // No JSON headers, but those of every HTML page.
     assert.equal(page.headers['x-frame-options'], 'DENY');
@@ -115,7 +118,12 @@ describe('double opt-in', () => {
 
   test('no mail without request_confirmation', async () => {
     const before = t.smtp.messages.length;
-    const res = await t.inject({ method: 'POST', url: '/api/v2/subscribers', headers, payload: { email: 'quiet@example.com', request_confirmation: null } });
+    const res = await t.inject({
+      method: 'POST',
+      url: '/api/v2/subscribers',
+      headers,
+      payload: { email: 'quiet@example.com', request_confirmation: null },
+    });
     assert.equal(res.statusCode, 201);
     assert.equal(res.json().confirmed, true);
     await new Promise((r) => setTimeout(r, 200));

@@ -57,8 +57,14 @@ describe('POST /api/v2/subscribers/export', () => {
 
   test('chosen columns in their order, attribute columns by name (option names), quoting, formula guard', async () => {
     const list = await createList(t.db);
-    const [city] = await t.db.insert(attributeDefinitions).values({ name: `City ${++seq}`, type: 'textarea' }).returning();
-    const [colour] = await t.db.insert(attributeDefinitions).values({ name: `Colour${++seq}`, type: 'checkboxgroup' }).returning();
+    const [city] = await t.db
+      .insert(attributeDefinitions)
+      .values({ name: `City ${++seq}`, type: 'textarea' })
+      .returning();
+    const [colour] = await t.db
+      .insert(attributeDefinitions)
+      .values({ name: `Colour${++seq}`, type: 'checkboxgroup' })
+      .returning();
     const [red, blue] = await t.db
       .insert(attributeOptions)
       .values([
@@ -91,7 +97,10 @@ describe('POST /api/v2/subscribers/export', () => {
     const old = await member(list.id, { confirmed: true, createdAt: new Date('2020-01-10T12:00:00Z') });
     const mid = await member(list.id, { confirmed: false, createdAt: new Date('2020-01-20T23:59:00Z') });
     const black = await member(list.id, { blacklisted: true, confirmed: true, createdAt: new Date('2020-02-01T00:00:00Z') });
-    await t.db.update(subscriptions).set({ createdAt: new Date('2021-05-05T10:00:00Z') }).where(eq(subscriptions.subscriberId, mid.id));
+    await t.db
+      .update(subscriptions)
+      .set({ createdAt: new Date('2021-05-05T10:00:00Z') })
+      .where(eq(subscriptions.subscriberId, mid.id));
     const emails = async (body: Record<string, unknown>) => {
       const res = await exportPost({ list_id: list.id, columns: ['email'], ...body });
       assert.equal(res.statusCode, 200, res.body);
@@ -112,14 +121,17 @@ describe('POST /api/v2/subscribers/export', () => {
     const count = before.body.trim().split('\r\n').length - 1;
     const extra = EXPORT_BATCH_SIZE + 5 - count;
     if (extra > 0) {
-      await t.db.insert(subscribers).values(
-        Array.from({ length: extra }, (_, i) => ({ email: `bulk-${i}-${++seq}@example.com`, uniqueId: `u${seq}x${i}` })),
-      );
+      await t.db
+        .insert(subscribers)
+        .values(Array.from({ length: extra }, (_, i) => ({ email: `bulk-${i}-${++seq}@example.com`, uniqueId: `u${seq}x${i}` })));
     }
     const res = await exportPost({ columns: ['id'] });
     const ids = res.body.trim().split('\r\n').slice(1).map(Number);
     const all = await t.db.select({ id: subscribers.id }).from(subscribers).orderBy(subscribers.id);
-    assert.deepEqual(ids, all.map((r) => r.id));
+    assert.deepEqual(
+      ids,
+      all.map((r) => r.id),
+    );
     assert.ok(ids.length > EXPORT_BATCH_SIZE);
   });
 
@@ -175,10 +187,7 @@ describe('POST /api/v2/subscribers/export', () => {
     await check({ date_to: 'yesterday' }, failure('date_to', 'This value is not a valid datetime.'));
     await check({ is_confirmed: 'yes' }, failure('is_confirmed', 'is_confirmed must be one of: true, false, 1, 0'));
     await check({ is_blacklisted: 2 }, failure('is_blacklisted', 'is_blacklisted must be one of: true, false, 1, 0'));
-    await check(
-      { columns: ['email', 'nope'] },
-      failure('columns[1]', 'Unknown column "nope": not a subscriber field nor an attribute name.'),
-    );
+    await check({ columns: ['email', 'nope'] }, failure('columns[1]', 'Unknown column "nope": not a subscriber field nor an attribute name.'));
     await check({ date_type: 'subscribed' }, failure('date_type', 'The subscribed date needs a list_id.'));
   });
 

@@ -75,28 +75,26 @@ describe('POST /api/v2/subscribers/import: malformed multipart is 400, not 500',
 
 /** One request through `agent`, timed; `socket` tells whether a kept-alive connection was reused. */
 function send(agent: http.Agent, path: string, extra: Record<string, string>, body?: Buffer) {
-  return new Promise<{ status: number; body: string; ms: number; reused: boolean; connection: string | undefined }>(
-    (resolve, reject) => {
-      const start = performance.now();
-      const req = http.request(`${base}${path}`, { method: body ? 'POST' : 'GET', agent, headers: extra }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode!,
-            body: text,
-            ms: performance.now() - start,
-            reused: req.reusedSocket,
-            connection: res.headers.connection,
-          }),
-        );
-      });
-      // The server may close once it has answered while the rest of a large upload is still being written.
-      req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err)));
-      req.end(body);
-    },
-  );
+  return new Promise<{ status: number; body: string; ms: number; reused: boolean; connection: string | undefined }>((resolve, reject) => {
+    const start = performance.now();
+    const req = http.request(`${base}${path}`, { method: body ? 'POST' : 'GET', agent, headers: extra }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode!,
+          body: text,
+          ms: performance.now() - start,
+          reused: req.reusedSocket,
+          connection: res.headers.connection,
+        }),
+      );
+    });
+    // The server may close once it has answered while the rest of a large upload is still being written.
+    req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err)));
+    req.end(body);
+  });
 }
 
 describe('POST /api/v2/subscribers/import: an early refusal does not stall the keep-alive connection', () => {
@@ -111,14 +109,27 @@ describe('POST /api/v2/subscribers/import: an early refusal does not stall the k
       try {
         const csv = csvOf(rows);
         const refusals: [FormPart[], number, unknown][] = [
-          [[{ name: 'list_id', value: '999999' }, { name: 'file', filename: 'a.csv', content: csv }], 404, { message: 'Subscriber list not found.' }],
           [
-            [{ name: 'list_id', value: 'x' }, { name: 'file', filename: 'a.csv', content: csv }],
+            [
+              { name: 'list_id', value: '999999' },
+              { name: 'file', filename: 'a.csv', content: csv },
+            ],
+            404,
+            { message: 'Subscriber list not found.' },
+          ],
+          [
+            [
+              { name: 'list_id', value: 'x' },
+              { name: 'file', filename: 'a.csv', content: csv },
+            ],
             422,
             { message: 'Validation failed', errors: { list_id: ['This value should be a positive integer.'] } },
           ],
           [
-            [{ name: 'update_existing', value: '1' }, { name: 'file', filename: 'a.txt', content: csv, contentType: 'text/plain' }],
+            [
+              { name: 'update_existing', value: '1' },
+              { name: 'file', filename: 'a.txt', content: csv, contentType: 'text/plain' },
+            ],
             422,
             { message: 'Validation failed', errors: { file: ['File must be a CSV (text/csv, or a name ending in .csv).'] } },
           ],
@@ -154,7 +165,10 @@ describe('POST /api/v2/subscribers/import: fields after the file (phpList JS cli
     assert.deepEqual(res.json(), { imported: 1, updated: 1, skipped: 0, errors: [], ignored_columns: [], unconfirmed: 0 });
     const members = await t.db.select({ id: subscriptions.subscriberId }).from(subscriptions).where(eq(subscriptions.listId, list.id));
     const [created] = await t.db.select().from(subscribers).where(eq(subscribers.email, fresh));
-    assert.deepEqual(members.map((m) => m.id).sort((a, b) => a - b), [known.id, created!.id].sort((a, b) => a - b));
+    assert.deepEqual(
+      members.map((m) => m.id).sort((a, b) => a - b),
+      [known.id, created!.id].sort((a, b) => a - b),
+    );
     const [updated] = await t.db.select().from(subscribers).where(eq(subscribers.id, known.id));
     assert.equal(updated!.confirmed, true, 'update_existing sent after the file was applied');
     assert.deepEqual(spoolLeft(), []);
@@ -183,7 +197,10 @@ describe('POST /api/v2/subscribers/import: fields after the file (phpList JS cli
     ]);
     assert.deepEqual(second.json(), { message: 'Validation failed', errors: { file: ['Send one file only.'] } });
     assert.deepEqual(await stored([email]), []);
-    const [members] = await t.db.select({ n: sql<number>`count(*)::int` }).from(subscriptions).where(eq(subscriptions.listId, list.id));
+    const [members] = await t.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(subscriptions)
+      .where(eq(subscriptions.listId, list.id));
     assert.equal(members!.n, 0);
     assert.deepEqual(spoolLeft(), []);
   });
@@ -219,7 +236,7 @@ describe('POST /api/v2/subscribers/import: fields after the file (phpList JS cli
   });
 });
 
-describe('POST /api/v2/subscribers/import: what the answer says beyond phpList\'s fields', () => {
+describe("POST /api/v2/subscribers/import: what the answer says beyond phpList's fields", () => {
   test('ignored_columns names every header that set nothing; unconfirmed counts who campaigns will not reach', async () => {
     const [a, b, c] = [addr('cols'), addr('cols'), addr('cols')];
     const known = await createSubscriber(t.db, { email: addr('cols-known'), confirmed: true });

@@ -22,7 +22,10 @@ function upload(csv: string, fields: Record<string, string>, url = '/api/v2/subs
 }
 
 async function confirmedOf(email: string) {
-  const [row] = await t.db.select().from(subscribers).where(sql`lower(${subscribers.email}) = lower(${email})`);
+  const [row] = await t.db
+    .select()
+    .from(subscribers)
+    .where(sql`lower(${subscribers.email}) = lower(${email})`);
   return row?.confirmed;
 }
 

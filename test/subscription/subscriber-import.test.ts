@@ -43,14 +43,20 @@ function upload(csv: string | Buffer, fields: Record<string, string> = {}, optio
 }
 
 async function byEmail(email: string) {
-  const [row] = await t.db.select().from(subscribers).where(sql`lower(${subscribers.email}) = lower(${email})`);
+  const [row] = await t.db
+    .select()
+    .from(subscribers)
+    .where(sql`lower(${subscribers.email}) = lower(${email})`);
   return row;
 }
 
 async function definition(name: string, type = 'textline', options: string[] = []) {
   const [row] = await t.db.insert(attributeDefinitions).values({ name, type }).returning();
   const opts = options.length
-    ? await t.db.insert(attributeOptions).values(options.map((o, i) => ({ definitionId: row!.id, name: o, listOrder: i + 1 }))).returning()
+    ? await t.db
+        .insert(attributeOptions)
+        .values(options.map((o, i) => ({ definitionId: row!.id, name: o, listOrder: i + 1 })))
+        .returning()
     : [];
   return { ...row!, options: opts };
 }
@@ -82,7 +88,8 @@ describe('POST /api/v2/subscribers/import: file formats', () => {
     const colour = await definition(`Colour${++seq}`, 'select', ['Red', 'Blue']);
     const [a, b, c] = [addr('Ann'), addr('bob'), addr('cy')];
     const csv =
-      '\uFEFFEMAIL,Confirmed,HTML_Email,' + `${city.name.toUpperCase()},${colour.name.toLowerCase()},Unknown Column\r\n` +
+      '\uFEFFEMAIL,Confirmed,HTML_Email,' +
+      `${city.name.toUpperCase()},${colour.name.toLowerCase()},Unknown Column\r\n` +
       `${a},1,yes,"Paris, France",blue,ignored\r\n` +
       `"${b}",0,no,"Line one\r\nline ""two""",Red,\r\n` +
       `${c},,,,,\r\n`;
@@ -130,13 +137,19 @@ describe('POST /api/v2/subscribers/import: file formats', () => {
     assert.equal(res.statusCode, 200);
     assert.deepEqual(
       res.json(),
-      OK(1, 0, 5, [
-        `Line 2: ${age.name}: "not\na date" is not a date (expected YYYY-MM-DD).`,
-        'Line 4: email: This value should not be blank.',
-        'Line 5: Invalid email: not-an-email',
-        'Line 6: 3 fields, but the header has 2.',
-        `Line 7: ${age.name}: "2001-02-30" is not a date (expected YYYY-MM-DD).`,
-      ], { unconfirmed: 1 }),
+      OK(
+        1,
+        0,
+        5,
+        [
+          `Line 2: ${age.name}: "not\na date" is not a date (expected YYYY-MM-DD).`,
+          'Line 4: email: This value should not be blank.',
+          'Line 5: Invalid email: not-an-email',
+          'Line 6: 3 fields, but the header has 2.',
+          `Line 7: ${age.name}: "2001-02-30" is not a date (expected YYYY-MM-DD).`,
+        ],
+        { unconfirmed: 1 },
+      ),
     );
     assert.deepEqual(await valuesOf((await byEmail(good))!.id), { [age.name]: '2000-01-01' });
   });
@@ -203,10 +216,7 @@ describe('POST /api/v2/subscribers/import: existing subscribers', () => {
     const other = await createSubscriber(t.db, { email: addr('other') });
     const moved = addr('moved');
     const res = await upload(`foreignkey,email\n${fk},${moved}\n${fk},${other.email}\n`, { update_existing: '1' });
-    assert.deepEqual(
-      res.json(),
-      OK(0, 1, 1, ['Line 3: Conflict: email and foreign key refer to different subscribers.'], { unconfirmed: 1 }),
-    );
+    assert.deepEqual(res.json(), OK(0, 1, 1, ['Line 3: Conflict: email and foreign key refer to different subscribers.'], { unconfirmed: 1 }));
     assert.equal((await byEmail(moved))!.id, keyed.id);
   });
 
@@ -245,7 +255,10 @@ describe('POST /api/v2/subscribers/import: lists, confirmation, blacklist', () =
       .innerJoin(subscribers, eq(subscribers.id, subscriptions.subscriberId))
       .where(eq(subscriptions.listId, list.id))
       .orderBy(asc(subscribers.id));
-    assert.deepEqual(members.map((m) => m.email), [already.email, fresh, confirmed]);
+    assert.deepEqual(
+      members.map((m) => m.email),
+      [already.email, fresh, confirmed],
+    );
     assert.equal(await byEmail(listed), undefined);
     assert.equal((await byEmail(flagged.email))!.blacklisted, true);
     assert.equal((await byEmail(selfBlacklisted))!.blacklisted, true);
@@ -429,7 +442,10 @@ describe('POST /api/v2/subscribers/import: upload limit', () => {
   test('a file within the limit is imported', async () => {
     const res = await send('email\nfits@example.com\n');
     assert.deepEqual(res.json(), OK(1, 0, 0, [], { unconfirmed: 1 }));
-    const [row] = await small.db.select().from(subscribers).where(and(eq(subscribers.email, 'fits@example.com')));
+    const [row] = await small.db
+      .select()
+      .from(subscribers)
+      .where(and(eq(subscribers.email, 'fits@example.com')));
     assert.ok(row);
   });
 });

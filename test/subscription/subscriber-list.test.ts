@@ -38,12 +38,26 @@ describe('GET /api/v2/subscribers', () => {
     assert.deepEqual(first.ids, [ids.ann, ids.bob]);
     assert.deepEqual(first.pagination, { total: 4, limit: 2, has_more: true, next_cursor: ids.bob });
     const bob = first.items[1];
-    assert.deepEqual(bob.subscribed_lists.map((l: { id: number; name: string }) => [l.id, l.name]), [[listId, 'Weekly']]);
+    assert.deepEqual(
+      bob.subscribed_lists.map((l: { id: number; name: string }) => [l.id, l.name]),
+      [[listId, 'Weekly']],
+    );
     assert.deepEqual(bob.history, []);
     assert.deepEqual(first.items[0].subscribed_lists, []);
     assert.deepEqual(Object.keys(bob), [
-      'id', 'email', 'created_at', 'updated_at', 'confirmed', 'blacklisted', 'bounce_count', 'unique_id', 'uuid',
-      'html_email', 'disabled', 'subscribed_lists', 'history',
+      'id',
+      'email',
+      'created_at',
+      'updated_at',
+      'confirmed',
+      'blacklisted',
+      'bounce_count',
+      'unique_id',
+      'uuid',
+      'html_email',
+      'disabled',
+      'subscribed_lists',
+      'history',
     ]);
     const second = await page(`?limit=2&after_id=${ids.bob}`);
     assert.deepEqual(second.ids, [ids.cid, ids.dee]);
@@ -90,7 +104,10 @@ describe('GET /api/v2/subscribers', () => {
     const first = await page(`?list_id=${other.id}&limit=2`);
     assert.deepEqual(first.ids, [ids.ann, ids.cid]);
     assert.deepEqual(first.pagination, { total: 3, limit: 2, has_more: true, next_cursor: ids.cid });
-    assert.deepEqual(first.items[0].subscribed_lists.map((l: { id: number }) => l.id), [other.id]);
+    assert.deepEqual(
+      first.items[0].subscribed_lists.map((l: { id: number }) => l.id),
+      [other.id],
+    );
     const second = await page(`?list_id=${other.id}&limit=2&after_id=${ids.cid}`);
     assert.deepEqual(second.ids, [ids.dee]);
     assert.deepEqual(second.pagination, { total: 3, limit: 2, has_more: false, next_cursor: ids.dee });

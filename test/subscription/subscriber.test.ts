@@ -53,8 +53,19 @@ describe('POST /api/v2/subscribers', () => {
     assert.equal(res.statusCode, 201);
     const body = res.json();
     assert.deepEqual(Object.keys(body), [
-      'id', 'email', 'created_at', 'updated_at', 'confirmed', 'blacklisted', 'bounce_count', 'unique_id', 'uuid',
-      'html_email', 'disabled', 'subscribed_lists', 'history',
+      'id',
+      'email',
+      'created_at',
+      'updated_at',
+      'confirmed',
+      'blacklisted',
+      'bounce_count',
+      'unique_id',
+      'uuid',
+      'html_email',
+      'disabled',
+      'subscribed_lists',
+      'history',
     ]);
     assert.match(body.unique_id, /^[0-9a-f]{32}$/);
     const entries = await t.db.select().from(subscriberHistory).where(eq(subscriberHistory.subscriberId, body.id));
@@ -136,7 +147,13 @@ describe('GET /api/v2/subscribers/{subscriberId}', () => {
     const created = (
       await t.inject({ method: 'POST', url: '/api/v2/subscribers', headers, payload: { email: 'full@example.com', html_email: true } })
     ).json();
-    const news = await createList(t.db, { name: 'News', description: 'News (and some fun stuff)', listPosition: 12, subjectPrefix: 'phpList', category: 'news' });
+    const news = await createList(t.db, {
+      name: 'News',
+      description: 'News (and some fun stuff)',
+      listPosition: 12,
+      subjectPrefix: 'phpList',
+      category: 'news',
+    });
     const other = await createList(t.db, { name: 'Other', isPublic: false });
     await t.db.insert(subscriptions).values({ listId: other.id, subscriberId: created.id, createdAt: new Date('2026-01-01T00:00:00Z') });
     await t.db.insert(subscriptions).values({ listId: news.id, subscriberId: created.id, createdAt: new Date('2026-01-02T00:00:00Z') });
@@ -149,12 +166,46 @@ describe('GET /api/v2/subscribers/{subscriberId}', () => {
     assert.deepEqual(body, {
       ...expectSubscriber(body, { email: 'full@example.com', html_email: true, disabled: true }),
       subscribed_lists: [
-        { id: other.id, name: 'Other', created_at: atom(body.subscribed_lists[0].created_at), description: null, list_position: null, subject_prefix: null, public: false, category: '', rss_feed: null },
-        { id: news.id, name: 'News', created_at: atom(body.subscribed_lists[1].created_at), description: 'News (and some fun stuff)', list_position: 12, subject_prefix: 'phpList', public: true, category: 'news', rss_feed: null },
+        {
+          id: other.id,
+          name: 'Other',
+          created_at: atom(body.subscribed_lists[0].created_at),
+          description: null,
+          list_position: null,
+          subject_prefix: null,
+          public: false,
+          category: '',
+          rss_feed: null,
+        },
+        {
+          id: news.id,
+          name: 'News',
+          created_at: atom(body.subscribed_lists[1].created_at),
+          description: 'News (and some fun stuff)',
+          list_position: 12,
+          subject_prefix: 'phpList',
+          public: true,
+          category: 'news',
+          rss_feed: null,
+        },
       ],
       history: [
-        { id: body.history[0].id, ip: '127.0.0.1', created_at: atom(body.history[0].created_at), summary: 'Subscriber created', detail: `Created by ${login}`, system_info: 'User-Agent: subscriber-test' },
-        { id: body.history[1].id, ip: '127.0.0.1', created_at: atom(body.history[1].created_at), summary: `Update by ${login}`, detail: 'disabled = true *changed* from false', system_info: 'User-Agent: subscriber-test' },
+        {
+          id: body.history[0].id,
+          ip: '127.0.0.1',
+          created_at: atom(body.history[0].created_at),
+          summary: 'Subscriber created',
+          detail: `Created by ${login}`,
+          system_info: 'User-Agent: subscriber-test',
+        },
+        {
+          id: body.history[1].id,
+          ip: '127.0.0.1',
+          created_at: atom(body.history[1].created_at),
+          summary: `Update by ${login}`,
+          detail: 'disabled = true *changed* from false',
+          system_info: 'User-Agent: subscriber-test',
+        },
       ],
     });
   });
@@ -237,7 +288,10 @@ describe('PUT /api/v2/subscribers/{subscriberId}', () => {
     assert.equal(recase.statusCode, 200);
     assert.equal(recase.json().email, 'same@EXAMPLE.com');
     const entries = await t.db.select().from(subscriberHistory).where(eq(subscriberHistory.subscriberId, s.id));
-    assert.deepEqual(entries.map((e) => e.detail), ['No user details changed', 'email *changed*']);
+    assert.deepEqual(
+      entries.map((e) => e.detail),
+      ['No user details changed', 'email *changed*'],
+    );
   });
 
   test('every flag can change; the history lists each change in field order', async () => {
@@ -279,7 +333,10 @@ describe('PUT /api/v2/subscribers/{subscriberId}', () => {
     const cases: [object, Record<string, string[]>][] = [
       [{ confirmed: true }, { email: ['This value should not be blank.'] }],
       [{ email: 'not an address' }, { email: ['This value is not a valid email address.'] }],
-      [{ email: s.email, confirmed: 'yes', disabled: 1 }, { confirmed: ['This value should be of type boolean.'], disabled: ['This value should be of type boolean.'] }],
+      [
+        { email: s.email, confirmed: 'yes', disabled: 1 },
+        { confirmed: ['This value should be of type boolean.'], disabled: ['This value should be of type boolean.'] },
+      ],
       [{ email: s.email, htmlEmail: 'true' }, { html_email: ['This value should be of type boolean.'] }],
     ];
     for (const [payload, errors] of cases) {
@@ -347,11 +404,24 @@ describe('POST /api/v2/subscribers/{subscriberId}/reset-bounce-count', () => {
     assert.deepEqual(body, {
       ...expectSubscriber(body, { email: s.email }),
       subscribed_lists: [
-        { id: list.id, name: 'Bounced', created_at: atom(body.subscribed_lists[0].created_at), description: null, list_position: null, subject_prefix: null, public: true, category: '', rss_feed: null },
+        {
+          id: list.id,
+          name: 'Bounced',
+          created_at: atom(body.subscribed_lists[0].created_at),
+          description: null,
+          list_position: null,
+          subject_prefix: null,
+          public: true,
+          category: '',
+          rss_feed: null,
+        },
       ],
     });
     const entries = await t.db.select().from(subscriberHistory).where(eq(subscriberHistory.subscriberId, s.id));
-    assert.deepEqual(entries.map((e) => [e.summary, e.detail]), [[`Bounce count reset by ${login}`, 'bounce_count = 0 *changed* from 17']]);
+    assert.deepEqual(
+      entries.map((e) => [e.summary, e.detail]),
+      [[`Bounce count reset by ${login}`, 'bounce_count = 0 *changed* from 17']],
+    );
   });
 
   test('404, 403 and the privilege message', async () => {
@@ -370,9 +440,30 @@ describe('GET /api/v2/subscribers/{subscriberId}/history', () => {
     const rows = await t.db
       .insert(subscriberHistory)
       .values([
-        { subscriberId: s.id, ip: '10.0.0.1', summary: 'Import by admin', detail: 'd1', systemInfo: null, createdAt: new Date('2026-01-01T10:00:00Z') },
-        { subscriberId: s.id, ip: '10.0.0.2', summary: 'Update by admin', detail: 'd2', systemInfo: 'ua', createdAt: new Date('2026-02-01T10:00:00Z') },
-        { subscriberId: s.id, ip: '10.0.0.1', summary: 'Update by admin', detail: 'd3', systemInfo: null, createdAt: new Date('2026-03-01T10:00:00Z') },
+        {
+          subscriberId: s.id,
+          ip: '10.0.0.1',
+          summary: 'Import by admin',
+          detail: 'd1',
+          systemInfo: null,
+          createdAt: new Date('2026-01-01T10:00:00Z'),
+        },
+        {
+          subscriberId: s.id,
+          ip: '10.0.0.2',
+          summary: 'Update by admin',
+          detail: 'd2',
+          systemInfo: 'ua',
+          createdAt: new Date('2026-02-01T10:00:00Z'),
+        },
+        {
+          subscriberId: s.id,
+          ip: '10.0.0.1',
+          summary: 'Update by admin',
+          detail: 'd3',
+          systemInfo: null,
+          createdAt: new Date('2026-03-01T10:00:00Z'),
+        },
       ])
       .returning();
     const [a, b, c] = rows.map((r) => ({

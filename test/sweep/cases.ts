@@ -81,7 +81,11 @@ export function sample(schema: Schema | undefined, text: (schema: Schema) => str
 /** Every declared field given a value of another JSON type. */
 export function wrongTypes(schema: Schema | undefined, depth = 0): unknown {
   if (!schema || depth > 5) return 12345;
-  if (schema.anyOf) return wrongTypes(schema.anyOf.find((s) => s.type !== 'null'), depth);
+  if (schema.anyOf)
+    return wrongTypes(
+      schema.anyOf.find((s) => s.type !== 'null'),
+      depth,
+    );
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   switch (type) {
     case 'object': {
@@ -177,13 +181,21 @@ export function casesOf(operation: Operation, ids: Record<string, string>, auth:
     raw.push({ kind: 'invalid JSON', url, payload: '{"a": tru', headers: json });
     raw.push({ kind: 'XML', url, payload: '<?xml version="1.0"?><a>1</a>', headers: { 'content-type': 'application/xml' } });
     raw.push({ kind: 'form', url, payload: 'a=1&b[]=2&%00=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-    raw.push({ kind: 'broken multipart', url, payload: '--x\r\nContent-Disposition: form-data; name="file"\r\n\r\nabc', headers: { 'content-type': 'multipart/form-data; boundary=x' } });
+    raw.push({
+      kind: 'broken multipart',
+      url,
+      payload: '--x\r\nContent-Disposition: form-data; name="file"\r\n\r\nabc',
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+    });
     raw.push({ kind: 'multipart without boundary', url, payload: 'abc', headers: { 'content-type': 'multipart/form-data' } });
     for (const kind of ['nul', 'control', 'header-injection'] as const) {
       const fields = Object.keys(schema?.properties ?? {});
       const names = fields.length > 0 ? fields : ['description', 'title', 'list_id', 'update_existing'];
       const text = STRINGS[kind]!({});
-      const form = multipartBody([...names.map((n) => ({ name: n, value: text })), { name: 'file', filename: `${text}.csv`, value: `email\n${text}@example.com\n` }]);
+      const form = multipartBody([
+        ...names.map((n) => ({ name: n, value: text })),
+        { name: 'file', filename: `${text}.csv`, value: `email\n${text}@example.com\n` },
+      ]);
       raw.push({ kind: `multipart with ${kind} fields`, url, payload: form.payload, headers: form.headers });
     }
     raw.push({ kind: 'binary', url, payload: '\u0000\u00ff\u0001binary', headers: { 'content-type': 'application/octet-stream' } });

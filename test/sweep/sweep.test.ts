@@ -57,7 +57,12 @@ before(async () => {
   });
   await createDelivery(t.db, campaign.id, subscriber.id);
   // One mail for certain (the sweep's own test sends go to addresses that are no subscribers).
-  const sent = await t.inject({ method: 'POST', url: `/api/v2/campaigns/${campaign.id}/test-send`, headers: caller.headers, payload: { emails: [subscriber.email] } });
+  const sent = await t.inject({
+    method: 'POST',
+    url: `/api/v2/campaigns/${campaign.id}/test-send`,
+    headers: caller.headers,
+    payload: { emails: [subscriber.email] },
+  });
   assert.ok(sent.statusCode < 300, sent.body);
   await t.smtp.waitFor(1);
   const bounce = await createBounce(t.db, { subscriberId: subscriber.id, campaignId: campaign.id });
@@ -71,10 +76,20 @@ before(async () => {
   const definition = await post('/api/v2/attributes', { name: 'Sweep attribute', type: 'textline' });
   adminDefinitionId = String(await post('/api/v2/administrators/attributes', { name: 'Sweep admin attribute' }));
   const page = await post('/api/v2/subscribe-pages', { title: 'Sweep page', active: true });
-  await t.inject({ method: 'PUT', url: `/api/v2/subscribe-pages/${page}/data`, headers: caller.headers, payload: { name: 'lists', value: String(list.id) } });
+  await t.inject({
+    method: 'PUT',
+    url: `/api/v2/subscribe-pages/${page}/data`,
+    headers: caller.headers,
+    payload: { name: 'lists', value: String(list.id) },
+  });
   const rule = await post('/api/v2/bounces/regex', { regex: '/sweep/i', action: 'blacklistuser', status: 'active' });
   const form = multipart([{ name: 'file', filename: 'sweep.txt', content: 'sweep', contentType: 'text/plain' }]);
-  const upload = await t.inject({ method: 'POST', url: `/api/v2/campaigns/${campaign.id}/attachments`, headers: { ...caller.headers, ...form.headers }, payload: form.payload });
+  const upload = await t.inject({
+    method: 'POST',
+    url: `/api/v2/campaigns/${campaign.id}/attachments`,
+    headers: { ...caller.headers, ...form.headers },
+    payload: form.payload,
+  });
   assert.equal(upload.statusCode, 201, upload.body);
 
   Object.assign(ids, {
@@ -141,6 +156,8 @@ test('no header-injection string became a header or a recipient of the mail the 
   });
   context.diagnostic(`${t.smtp.messages.length} mails received`);
   assert.ok(t.smtp.messages.length > 0, 'mail was sent (at least the test send of the fixture campaign)');
-  assert.deepEqual(injected.map((mail) => mail.raw.toString('latin1').slice(0, 500)), []);
+  assert.deepEqual(
+    injected.map((mail) => mail.raw.toString('latin1').slice(0, 500)),
+    [],
+  );
 });
-

@@ -43,13 +43,18 @@ describe('GET /api/v2/campaigns/{messageId}/stats', () => {
     await t.inject({ method: 'GET', url: `/lt/${token(home.id, people[0]!.id)}`, headers: { 'user-agent': BROWSER } });
     await t.ctx.events.flush();
     // A minute passes before p0's next click (a quicker one on another link would be a scanner's).
-    await t.db.update(clicks).set({ clickedAt: new Date(Date.now() - 60_000) }).where(eq(clicks.campaignId, campaign.id));
+    await t.db
+      .update(clicks)
+      .set({ clickedAt: new Date(Date.now() - 60_000) })
+      .where(eq(clicks.campaignId, campaign.id));
     // An hour-old scanner burst on the other subscriber, recorded earlier, for a second hour in the series.
     const earlier = Date.now() - HOUR;
-    await t.db.insert(clicks).values([
-      { linkId: home.id, campaignId: campaign.id, subscriberId: people[3]!.id, clickedAt: new Date(earlier), machine: true },
-    ]);
-    await t.db.insert(campaignHourlyEvents).values({ campaignId: campaign.id, hour: new Date(Math.floor(earlier / HOUR) * HOUR), clicks: 2, humanClicks: 0 });
+    await t.db
+      .insert(clicks)
+      .values([{ linkId: home.id, campaignId: campaign.id, subscriberId: people[3]!.id, clickedAt: new Date(earlier), machine: true }]);
+    await t.db
+      .insert(campaignHourlyEvents)
+      .values({ campaignId: campaign.id, hour: new Date(Math.floor(earlier / HOUR) * HOUR), clicks: 2, humanClicks: 0 });
     await t.inject({ method: 'GET', url: `/lt/${token(shop.id, people[0]!.id)}`, headers: { 'user-agent': BROWSER } });
     await t.ctx.events.flush();
 
@@ -96,7 +101,7 @@ describe('GET /api/v2/campaigns/{messageId}/stats', () => {
     });
   });
 
-  describe('outcome: what phpList\'s `sent` does not say', () => {
+  describe("outcome: what phpList's `sent` does not say", () => {
     const sendAll = async (count: number, failures: number) => {
       const { list } = await listWithMembers(t.db, count);
       const c = await sendableCampaign(t.db, [list.id]);
@@ -117,7 +122,13 @@ describe('GET /api/v2/campaigns/{messageId}/stats', () => {
     });
 
     test('some failed: `partially failed`; none failed: `sent`', async () => {
-      assert.deepEqual((await sendAll(3, 1)).outcome, { result: 'partially failed', sent: 2, failed: 1, skipped: 0, reason: '550 No such user here' });
+      assert.deepEqual((await sendAll(3, 1)).outcome, {
+        result: 'partially failed',
+        sent: 2,
+        failed: 1,
+        skipped: 0,
+        reason: '550 No such user here',
+      });
       assert.deepEqual((await sendAll(2, 0)).outcome, { result: 'sent', sent: 2, failed: 0, skipped: 0, reason: null });
     });
 
@@ -153,9 +164,21 @@ describe('GET /api/v2/campaigns/{messageId}/bounces', () => {
     const gone = await createSubscriber(t.db, { email: 'gone@bounce.example' });
     const full = await createSubscriber(t.db, { email: 'full@bounce.example' });
     const receivedAt = new Date('2026-03-04T05:06:07Z');
-    const hard = await createBounce(t.db, { campaignId: campaign.id, subscriberId: gone.id, status: 'bounced list message', comment: 'Hard bounce: unknown user', receivedAt });
+    const hard = await createBounce(t.db, {
+      campaignId: campaign.id,
+      subscriberId: gone.id,
+      status: 'bounced list message',
+      comment: 'Hard bounce: unknown user',
+      receivedAt,
+    });
     await createBounce(t.db, { campaignId: other.id, subscriberId: gone.id, status: 'bounced list message', receivedAt });
-    const soft = await createBounce(t.db, { campaignId: campaign.id, subscriberId: full.id, status: 'bounced list message', comment: 'Mailbox full', receivedAt });
+    const soft = await createBounce(t.db, {
+      campaignId: campaign.id,
+      subscriberId: full.id,
+      status: 'bounced list message',
+      comment: 'Mailbox full',
+      receivedAt,
+    });
     const unknown = await createBounce(t.db, { campaignId: campaign.id, status: 'unidentified', receivedAt });
     const item = (b: typeof hard, email: string | null) => ({
       id: b.id,

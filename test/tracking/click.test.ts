@@ -33,8 +33,17 @@ const follow = (path: string, headers: Record<string, string> = { 'user-agent': 
 
 async function countersOf(campaignId: number) {
   const [row] = await t.db.select().from(campaignCounters).where(eq(campaignCounters.campaignId, campaignId));
-  return row && { opens: row.opens, uniqueOpens: row.uniqueOpens, humanOpens: row.humanOpens, uniqueHumanOpens: row.uniqueHumanOpens,
-    clicks: row.clicks, uniqueClicks: row.uniqueClicks, humanClicks: row.humanClicks };
+  return (
+    row && {
+      opens: row.opens,
+      uniqueOpens: row.uniqueOpens,
+      humanOpens: row.humanOpens,
+      uniqueHumanOpens: row.uniqueHumanOpens,
+      clicks: row.clicks,
+      uniqueClicks: row.uniqueClicks,
+      humanClicks: row.humanClicks,
+    }
+  );
 }
 const clicksOf = (campaignId: number) => t.db.select().from(clicks).where(eq(clicks.campaignId, campaignId)).orderBy(clicks.id);
 const opensOf = (campaignId: number) => t.db.select().from(opens).where(eq(opens.campaignId, campaignId)).orderBy(opens.id);
@@ -77,11 +86,26 @@ describe('GET /lt/{token} and GET /api/v2/link-track?id={token}', () => {
     const [open] = await opensOf(campaign.id);
     assert.deepEqual(
       { ...open, id: 0 },
-      { id: 0, campaignId: campaign.id, subscriberId: subscriber.id, openedAt: click!.clickedAt, ip: '198.51.100.9',
-        userAgent: BROWSER, referer: 'https://webmail.example.org/', machine: false, machineReason: null },
+      {
+        id: 0,
+        campaignId: campaign.id,
+        subscriberId: subscriber.id,
+        openedAt: click!.clickedAt,
+        ip: '198.51.100.9',
+        userAgent: BROWSER,
+        referer: 'https://webmail.example.org/',
+        machine: false,
+        machineReason: null,
+      },
     );
     assert.deepEqual(await countersOf(campaign.id), {
-      opens: 1, uniqueOpens: 1, humanOpens: 1, uniqueHumanOpens: 1, clicks: 1, uniqueClicks: 1, humanClicks: 1,
+      opens: 1,
+      uniqueOpens: 1,
+      humanOpens: 1,
+      uniqueHumanOpens: 1,
+      clicks: 1,
+      uniqueClicks: 1,
+      humanClicks: 1,
     });
     const [d] = await t.db.select().from(deliveries).where(eq(deliveries.id, delivery.id));
     assert.deepEqual([d?.firstClickedAt, d?.firstOpenedAt, d?.firstHumanOpenedAt], [click!.clickedAt, click!.clickedAt, click!.clickedAt]);
@@ -97,13 +121,22 @@ describe('GET /lt/{token} and GET /api/v2/link-track?id={token}', () => {
     await follow(`/api/v2/link-track?id=${token(first.id)}`);
     await t.ctx.events.flush();
     // Seconds later, the other link: a person, not a scanner.
-    await t.db.update(clicks).set({ clickedAt: new Date(Date.now() - 60_000) }).where(eq(clicks.campaignId, campaign.id));
+    await t.db
+      .update(clicks)
+      .set({ clickedAt: new Date(Date.now() - 60_000) })
+      .where(eq(clicks.campaignId, campaign.id));
     await follow(`/lt/${token(second.id)}`);
     await t.ctx.events.flush();
 
     assert.equal((await opensOf(campaign.id)).length, 1);
     assert.deepEqual(await countersOf(campaign.id), {
-      opens: 1, uniqueOpens: 1, humanOpens: 1, uniqueHumanOpens: 1, clicks: 3, uniqueClicks: 1, humanClicks: 3,
+      opens: 1,
+      uniqueOpens: 1,
+      humanOpens: 1,
+      uniqueHumanOpens: 1,
+      clicks: 3,
+      uniqueClicks: 1,
+      humanClicks: 3,
     });
     const [a, b] = [await linkOf(first.id), await linkOf(second.id)];
     assert.deepEqual([a?.clicks, a?.uniqueClicks, b?.clicks, b?.uniqueClicks], [2, 1, 1, 1]);
@@ -115,9 +148,18 @@ describe('GET /lt/{token} and GET /api/v2/link-track?id={token}', () => {
     await follow(`/lt/${token(first.id)}`);
     await t.ctx.events.flush();
     const rows = await opensOf(campaign.id);
-    assert.deepEqual(rows.map((r) => r.machineReason), ['apple-privacy-proxy', null]);
+    assert.deepEqual(
+      rows.map((r) => r.machineReason),
+      ['apple-privacy-proxy', null],
+    );
     assert.deepEqual(await countersOf(campaign.id), {
-      opens: 2, uniqueOpens: 1, humanOpens: 1, uniqueHumanOpens: 1, clicks: 1, uniqueClicks: 1, humanClicks: 1,
+      opens: 2,
+      uniqueOpens: 1,
+      humanOpens: 1,
+      uniqueHumanOpens: 1,
+      clicks: 1,
+      uniqueClicks: 1,
+      humanClicks: 1,
     });
   });
 
@@ -137,9 +179,18 @@ describe('GET /lt/{token} and GET /api/v2/link-track?id={token}', () => {
     for (const c of [campaign, other.campaign]) {
       assert.deepEqual((await clicksOf(c.id)).map((r) => [r.machine, r.machineReason]).slice(-1), [[true, 'link-scanner']]);
     }
-    assert.deepEqual((await clicksOf(campaign.id)).map((r) => r.machineReason), ['link-scanner', 'link-scanner']);
+    assert.deepEqual(
+      (await clicksOf(campaign.id)).map((r) => r.machineReason),
+      ['link-scanner', 'link-scanner'],
+    );
     assert.deepEqual(await countersOf(campaign.id), {
-      opens: 1, uniqueOpens: 1, humanOpens: 0, uniqueHumanOpens: 0, clicks: 2, uniqueClicks: 1, humanClicks: 0,
+      opens: 1,
+      uniqueOpens: 1,
+      humanOpens: 0,
+      uniqueHumanOpens: 0,
+      clicks: 2,
+      uniqueClicks: 1,
+      humanClicks: 0,
     });
   });
 
@@ -148,7 +199,10 @@ describe('GET /lt/{token} and GET /api/v2/link-track?id={token}', () => {
     await follow(`/lt/${token(first.id)}`);
     await follow(`/lt/${token(first.id)}`);
     await t.ctx.events.flush();
-    assert.deepEqual((await clicksOf(campaign.id)).map((r) => r.machine), [false, false]);
+    assert.deepEqual(
+      (await clicksOf(campaign.id)).map((r) => r.machine),
+      [false, false],
+    );
   });
 
   test('a scanner’s user agent and a click seconds after sending are machines', async () => {
@@ -156,10 +210,16 @@ describe('GET /lt/{token} and GET /api/v2/link-track?id={token}', () => {
     await follow(`/lt/${token(first.id)}`, { 'user-agent': 'Mozilla/5.0 (compatible; Proofpoint URL Defense)' });
     await t.ctx.events.flush();
     await t.db.update(deliveries).set({ sentAt: new Date() }).where(eq(deliveries.id, delivery.id));
-    await t.db.update(clicks).set({ clickedAt: new Date(Date.now() - 60_000) }).where(eq(clicks.campaignId, campaign.id));
+    await t.db
+      .update(clicks)
+      .set({ clickedAt: new Date(Date.now() - 60_000) })
+      .where(eq(clicks.campaignId, campaign.id));
     await follow(`/lt/${token(first.id)}`);
     await t.ctx.events.flush();
-    assert.deepEqual((await clicksOf(campaign.id)).map((r) => r.machineReason), ['scanner-user-agent', 'soon-after-delivery']);
+    assert.deepEqual(
+      (await clicksOf(campaign.id)).map((r) => r.machineReason),
+      ['scanner-user-agent', 'soon-after-delivery'],
+    );
   });
 
   test('a subscriber without a delivery record is redirected, and nothing is recorded', async () => {

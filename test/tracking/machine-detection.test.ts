@@ -49,13 +49,19 @@ describe('scanner pattern', () => {
   test('clicks on two links of one mail within the window are both flagged, at the window’s edge too', () => {
     const batch = [click(1, 0), click(2, SCANNER_WINDOW_MS)];
     flagScannerBursts(batch, []);
-    assert.deepEqual(batch.map((c) => c.machineReason), [MachineReason.linkScanner, MachineReason.linkScanner]);
+    assert.deepEqual(
+      batch.map((c) => c.machineReason),
+      [MachineReason.linkScanner, MachineReason.linkScanner],
+    );
   });
 
   test('the same link twice, another subscriber, or a gap beyond the window is a person', () => {
     const batch = [click(1, 0), click(1, 10), click(2, 20, 8), click(3, SCANNER_WINDOW_MS + 11)];
     flagScannerBursts(batch, []);
-    assert.deepEqual(batch.map((c) => c.machineReason), [null, null, null, null]);
+    assert.deepEqual(
+      batch.map((c) => c.machineReason),
+      [null, null, null, null],
+    );
   });
 
   test('a partner among the others (buffered or stored clicks) flags the batch’s click, not the other', () => {
@@ -68,7 +74,10 @@ describe('scanner pattern', () => {
   test('a verdict already made (the requester’s) is kept', () => {
     const batch = [click(1, 0, 7, MachineReason.scannerUserAgent), click(2, 5)];
     flagScannerBursts(batch, []);
-    assert.deepEqual(batch.map((c) => c.machineReason), [MachineReason.scannerUserAgent, MachineReason.linkScanner]);
+    assert.deepEqual(
+      batch.map((c) => c.machineReason),
+      [MachineReason.scannerUserAgent, MachineReason.linkScanner],
+    );
   });
 });
 

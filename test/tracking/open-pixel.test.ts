@@ -168,7 +168,12 @@ describe('machine opens', () => {
       ip: '66.249.84.1',
       reason: 'google-image-proxy',
     },
-    { name: "Yahoo's image proxy", agent: 'YahooMailProxy; https://help.yahoo.com/kb/yahoo-mail-proxy-SLN28749.html', ip: '198.51.100.7', reason: 'yahoo-image-proxy' },
+    {
+      name: "Yahoo's image proxy",
+      agent: 'YahooMailProxy; https://help.yahoo.com/kb/yahoo-mail-proxy-SLN28749.html',
+      ip: '198.51.100.7',
+      reason: 'yahoo-image-proxy',
+    },
     { name: 'a security scanner', agent: 'Mozilla/5.0 (compatible; Barracuda Sentinel)', ip: '198.51.100.7', reason: 'scanner-user-agent' },
     { name: 'a script', agent: 'python-requests/2.31.0', ip: '198.51.100.7', reason: 'scanner-user-agent' },
   ];
@@ -195,7 +200,10 @@ describe('machine opens', () => {
     await pixel(`?u=${subscriber.uniqueId}&m=${campaign.id}`);
     await t.ctx.events.flush();
     // The reader opens it for real an hour later.
-    await t.db.update(deliveries).set({ sentAt: new Date(Date.now() - HOUR) }).where(eq(deliveries.id, delivery.id));
+    await t.db
+      .update(deliveries)
+      .set({ sentAt: new Date(Date.now() - HOUR) })
+      .where(eq(deliveries.id, delivery.id));
     await pixel(`?u=${subscriber.uniqueId}&m=${campaign.id}`);
     await t.ctx.events.flush();
     const rows = await opensOf(campaign.id);
@@ -229,7 +237,10 @@ describe('durability', () => {
     const { campaign, subscriber } = await sentCampaign();
     let storedWhenClosing = -1;
     const count = async () => {
-      const [row] = await t.db.select({ n: sql<number>`count(*)::int` }).from(opens).where(eq(opens.campaignId, campaign.id));
+      const [row] = await t.db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(opens)
+        .where(eq(opens.campaignId, campaign.id));
       return row!.n;
     };
     // The same database under a second app whose close only counts: the test's own app keeps using it afterwards.
@@ -254,7 +265,11 @@ describe('durability', () => {
 
   test('two processes flushing opens of one recipient at once count them once in unique', async () => {
     const database: Database = { ...t.database, close: async () => {} };
-    const second = await buildApp({ config: { ...t.config, tracking: { ...t.config.tracking, flushMs: 60_000, machineSeconds: 2 } }, database, migrate: false });
+    const second = await buildApp({
+      config: { ...t.config, tracking: { ...t.config.tracking, flushMs: 60_000, machineSeconds: 2 } },
+      database,
+      migrate: false,
+    });
     await second.ready();
     try {
       for (let round = 0; round < 5; round++) {

@@ -24,8 +24,7 @@ const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64; rv:126.0) Gecko/20100101 Firefo
 before(async () => {
   t = await startTestApp();
   ({ headers } = await t.adminWithSession());
-  const sub = (email: string, values: Partial<typeof subscribers.$inferInsert> = {}) =>
-    createSubscriber(t.db, { email, confirmed: true, ...values });
+  const sub = (email: string, values: Partial<typeof subscribers.$inferInsert> = {}) => createSubscriber(t.db, { email, confirmed: true, ...values });
   const s1 = await sub('info@a.example');
   const s2 = await sub('sales@a.example');
   const s3 = await sub('john@A.Example');
@@ -35,7 +34,10 @@ before(async () => {
   const s7 = await sub('info@c.example');
   await sub('no-at-sign');
   // Half of them a month and more old, for the dashboard's change.
-  await t.db.update(subscribers).set({ createdAt: new Date(Date.now() - 60 * DAY) }).where(inArray(subscribers.id, [s1.id, s2.id, s3.id, s4.id]));
+  await t.db
+    .update(subscribers)
+    .set({ createdAt: new Date(Date.now() - 60 * DAY) })
+    .where(inArray(subscribers.id, [s1.id, s2.id, s3.id, s4.id]));
 
   const now = Date.now();
   c1 = await createCampaign(t.db, { subject: 'Spring news', status: 'sent', sentAt: new Date(now - 2 * DAY) });
@@ -88,7 +90,11 @@ describe('privileges', () => {
     const statistician = await t.adminWithSession({ superUser: false, privileges: { statistics: true } });
     for (const url of ENDPOINTS) {
       const anonymous = await t.inject({ method: 'GET', url });
-      assert.deepEqual([anonymous.statusCode, anonymous.json()], [403, { message: 'No valid session key was provided as basic auth password.' }], url);
+      assert.deepEqual(
+        [anonymous.statusCode, anonymous.json()],
+        [403, { message: 'No valid session key was provided as basic auth password.' }],
+        url,
+      );
       const denied = await get(url, limited.headers);
       assert.deepEqual([denied.statusCode, denied.json()], [403, { message: 'You are not allowed to access statistics.' }], url);
       assert.equal((await get(url, statistician.headers)).statusCode, 200, url);
@@ -98,8 +104,18 @@ describe('privileges', () => {
 
 describe('GET /api/v2/analytics/campaigns', () => {
   const zero = (c: typeof c1) => ({
-    campaign_id: c.id, subject: c.subject, sent: 0, bounces: 0, forwards: 0, unique_views: 0, total_clicks: 0, unique_clicks: 0,
-    date_sent: null, total_views: 0, unique_human_views: 0, human_clicks: 0,
+    campaign_id: c.id,
+    subject: c.subject,
+    sent: 0,
+    bounces: 0,
+    forwards: 0,
+    unique_views: 0,
+    total_clicks: 0,
+    unique_clicks: 0,
+    date_sent: null,
+    total_views: 0,
+    unique_human_views: 0,
+    human_clicks: 0,
   });
 
   test('every campaign by id with its counters; human figures apart from the totals', async () => {
@@ -108,8 +124,20 @@ describe('GET /api/v2/analytics/campaigns', () => {
     assert.deepEqual(res.json(), {
       items: [
         // s1 twice, s2 through a privacy proxy, s3's click implied an open.
-        { campaign_id: c1.id, subject: 'Spring news', sent: 4, bounces: 1, forwards: 2, unique_views: 3, total_clicks: 1, unique_clicks: 1,
-          date_sent: dateTime(c1.sentAt), total_views: 4, unique_human_views: 2, human_clicks: 1 },
+        {
+          campaign_id: c1.id,
+          subject: 'Spring news',
+          sent: 4,
+          bounces: 1,
+          forwards: 2,
+          unique_views: 3,
+          total_clicks: 1,
+          unique_clicks: 1,
+          date_sent: dateTime(c1.sentAt),
+          total_views: 4,
+          unique_human_views: 2,
+          human_clicks: 1,
+        },
         zero(c2),
         { ...zero(c3), sent: 2, unique_views: 1, date_sent: dateTime(c3.sentAt), total_views: 1, unique_human_views: 1 },
         zero(c4),
@@ -120,10 +148,16 @@ describe('GET /api/v2/analytics/campaigns', () => {
 
   test('cursor pages: next_cursor is the last id, total counts all campaigns (reference §6.20 Recommended)', async () => {
     const first = (await get('/api/v2/analytics/campaigns?limit=2')).json();
-    assert.deepEqual(first.items.map((i: { campaign_id: number }) => i.campaign_id), [c1.id, c2.id]);
+    assert.deepEqual(
+      first.items.map((i: { campaign_id: number }) => i.campaign_id),
+      [c1.id, c2.id],
+    );
     assert.deepEqual(first.pagination, { total: 4, limit: 2, has_more: true, next_cursor: c2.id });
     const second = (await get(`/api/v2/analytics/campaigns?limit=2&after_id=${first.pagination.next_cursor}`)).json();
-    assert.deepEqual(second.items.map((i: { campaign_id: number }) => i.campaign_id), [c3.id, c4.id]);
+    assert.deepEqual(
+      second.items.map((i: { campaign_id: number }) => i.campaign_id),
+      [c3.id, c4.id],
+    );
     const last = (await get(`/api/v2/analytics/campaigns?after_id=${c4.id}`)).json();
     assert.deepEqual(last, { items: [], pagination: { total: 4, limit: 20, has_more: false, next_cursor: null } });
     const lenient = await get('/api/v2/analytics/campaigns?limit=invalid&after_id=nonsense');
@@ -150,7 +184,14 @@ describe('GET /api/v2/analytics/view-opens', () => {
 describe('GET /api/v2/analytics/domains/top', () => {
   test('domains (case-insensitive) with at least min_subscribers (default 5), largest first, limited', async () => {
     assert.deepEqual((await get('/api/v2/analytics/domains/top')).json(), { domains: [], total: 0 });
-    const all = { domains: [{ domain: 'a.example', subscribers: 4 }, { domain: 'b.example', subscribers: 2 }, { domain: 'c.example', subscribers: 1 }], total: 3 };
+    const all = {
+      domains: [
+        { domain: 'a.example', subscribers: 4 },
+        { domain: 'b.example', subscribers: 2 },
+        { domain: 'c.example', subscribers: 1 },
+      ],
+      total: 3,
+    };
     assert.deepEqual((await get('/api/v2/analytics/domains/top?min_subscribers=1')).json(), all);
     assert.deepEqual((await get('/api/v2/analytics/domains/top?min_subscribers=2')).json(), { domains: all.domains.slice(0, 2), total: 2 });
     assert.deepEqual((await get('/api/v2/analytics/domains/top?min_subscribers=1&limit=1')).json(), { domains: all.domains.slice(0, 1), total: 1 });
@@ -206,7 +247,17 @@ describe('GET /api/v2/analytics/dashboard', () => {
         bounce_rate: { value: 25, change_vs_last_month: 25 },
       },
       recent_campaigns: [
-        { name: 'Queued', status: 'submitted', date: null, open_rate: '0.00%', click_rate: '0.00%', id: c4.id, sent: 0, unique_opens: 0, unique_clicks: 0 },
+        {
+          name: 'Queued',
+          status: 'submitted',
+          date: null,
+          open_rate: '0.00%',
+          click_rate: '0.00%',
+          id: c4.id,
+          sent: 0,
+          unique_opens: 0,
+          unique_clicks: 0,
+        },
         {
           name: 'Spring news',
           status: 'sent',
@@ -247,15 +298,21 @@ type ConfirmationRow = { domain: string; confirmed: Share; unconfirmed: Share; b
 describe('the audience figures follow the subscribers (rollups kept by triggers, routines/013)', () => {
   /** What the rollups must equal: the figures counted afresh from the subscribers. */
   const recount = async () => {
-    const domains = await queryRows<{ domain: string; confirmed: number; unconfirmed: number; blacklisted: number; total: number }>(t.db, sql`
+    const domains = await queryRows<{ domain: string; confirmed: number; unconfirmed: number; blacklisted: number; total: number }>(
+      t.db,
+      sql`
       select lower(split_part(email, '@', 2)) as domain,
         count(*) filter (where not blacklisted and confirmed)::int as confirmed,
         count(*) filter (where not blacklisted and not confirmed)::int as unconfirmed,
         count(*) filter (where blacklisted)::int as blacklisted, count(*)::int as total
-      from subscribers where strpos(email, '@') > 0 group by 1 order by 3 desc, 1`);
-    const localParts = await queryRows<{ local_part: string; count: number }>(t.db, sql`
+      from subscribers where strpos(email, '@') > 0 group by 1 order by 3 desc, 1`,
+    );
+    const localParts = await queryRows<{ local_part: string; count: number }>(
+      t.db,
+      sql`
       select lower(split_part(email, '@', 1)) as local_part, count(*)::int as count
-      from subscribers where strpos(email, '@') > 0 group by 1 order by 2 desc, 1`);
+      from subscribers where strpos(email, '@') > 0 group by 1 order by 2 desc, 1`,
+    );
     return { domains, localParts };
   };
   const idOf = async (email: string) => (await t.db.select().from(subscribers).where(eq(subscribers.email, email)))[0]!.id;
@@ -272,7 +329,10 @@ describe('the audience figures follow the subscribers (rollups kept by triggers,
     // Many rows in one statement each way, as imports and bulk changes write them.
     const bulk = ['x1@e.example', 'x2@e.example', 'info@e.example', 'x1@f.example'];
     await t.db.insert(subscribers).values(bulk.map((email, i) => ({ email, uniqueId: `bulk-rollup-${i}`.padEnd(32, '0') })));
-    await t.db.update(subscribers).set({ confirmed: true }).where(inArray(subscribers.email, bulk.slice(0, 3)));
+    await t.db
+      .update(subscribers)
+      .set({ confirmed: true })
+      .where(inArray(subscribers.email, bulk.slice(0, 3)));
     await t.db.update(subscribers).set({ bounceCount: 1 }).where(inArray(subscribers.email, bulk));
     await t.db.delete(subscribers).where(inArray(subscribers.email, ['x1@e.example', 'x1@f.example']));
 
@@ -295,7 +355,9 @@ describe('the audience figures follow the subscribers (rollups kept by triggers,
     assert.deepEqual(byDomain.get('e.example'), { domain: 'e.example', confirmed: 2, unconfirmed: 0, blacklisted: 0, total: 2 });
     assert.equal(byDomain.has('f.example'), false);
     assert.deepEqual((await get('/api/v2/analytics/domains/top?min_subscribers=1&limit=100')).json(), {
-      domains: [...fresh.domains].sort((a, b) => b.total - a.total || a.domain.localeCompare(b.domain)).map((d) => ({ domain: d.domain, subscribers: d.total })),
+      domains: [...fresh.domains]
+        .sort((a, b) => b.total - a.total || a.domain.localeCompare(b.domain))
+        .map((d) => ({ domain: d.domain, subscribers: d.total })),
       total: fresh.domains.length,
     });
     const all = fresh.domains.reduce((sum, d) => sum + d.total, 0);
@@ -306,6 +368,9 @@ describe('the audience figures follow the subscribers (rollups kept by triggers,
     });
     // info: a, b, c, D (created as Info), e; jane and x1 are gone with their last address.
     assert.deepEqual(parts.local_parts[0], { local_part: 'info', count: 5, percentage: Math.round((5 / all) * 1000) / 10 });
-    assert.equal(parts.local_parts.some((l: { local_part: string }) => l.local_part === 'jane' || l.local_part === 'x1'), false);
+    assert.equal(
+      parts.local_parts.some((l: { local_part: string }) => l.local_part === 'jane' || l.local_part === 'x1'),
+      false,
+    );
   });
 });

@@ -72,7 +72,10 @@ describe('per-address rate (TRACKING_RATE)', () => {
     const token = encodeLinkToken(secrets().linkToken, { linkId: link.id, subscriberId: subscriber.id });
     const answers = [];
     for (let i = 0; i < 30; i++) answers.push(await get(`/lt/${token}`, '198.51.100.20'));
-    assert.ok(answers.every((r) => r.statusCode === 302 && r.headers.location === 'https://example.com/offer'), 'a person never loses the redirect');
+    assert.ok(
+      answers.every((r) => r.statusCode === 302 && r.headers.location === 'https://example.com/offer'),
+      'a person never loses the redirect',
+    );
     assert.equal((await get(`/lt/${token}`, '198.51.100.21')).statusCode, 302);
     await t.ctx.events.flush();
     const recorded = (await t.db.select().from(clicks).where(eq(clicks.campaignId, campaign.id))).length;

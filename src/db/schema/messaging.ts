@@ -133,10 +133,7 @@ export const listCampaigns = pgTable(
       .references(() => lists.id, { onDelete: 'cascade' }),
     ...timestamps,
   },
-  (t) => [
-    uniqueIndex('list_campaigns_campaign_list_key').on(t.campaignId, t.listId),
-    index('list_campaigns_list_id_idx').on(t.listId),
-  ],
+  (t) => [uniqueIndex('list_campaigns_campaign_list_key').on(t.campaignId, t.listId), index('list_campaigns_list_id_idx').on(t.listId)],
 );
 
 /** Campaign attachments. The bytes live in attachment storage under their SHA-256 (`content_hash`). */
@@ -223,7 +220,9 @@ export const bounces = pgTable(
     index('bounces_status_idx').on(t.status, t.id),
     uniqueIndex('bounces_message_id_key').on(t.messageId),
     // The consecutive-bounce rule asks, for a subscriber's latest deliveries, which of them bounced.
-    index('bounces_delivery_id_idx').on(t.deliveryId).where(sql`${t.deliveryId} is not null`),
+    index('bounces_delivery_id_idx')
+      .on(t.deliveryId)
+      .where(sql`${t.deliveryId} is not null`),
   ],
 );
 

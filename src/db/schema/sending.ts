@@ -51,7 +51,9 @@ export const deliveries = pgTable(
     // A subscriber's deliveries, newest first (consecutive-bounce rule, attachment access, forwards).
     index('deliveries_subscriber_id_idx').on(t.subscriberId, t.id),
     // Bounce processing matches a returned mail's Message-ID to its delivery.
-    index('deliveries_message_id_idx').on(t.messageId).where(sql`${t.messageId} is not null`),
+    index('deliveries_message_id_idx')
+      .on(t.messageId)
+      .where(sql`${t.messageId} is not null`),
   ],
 );
 
@@ -144,7 +146,9 @@ export const campaignAudienceSources = pgTable(
   (t) => [
     primaryKey({ columns: [t.campaignId, t.listId] }),
     // The worker's "what is left to freeze" scan, over pending rows only.
-    index('campaign_audience_sources_pending_idx').on(t.campaignId).where(sql`${t.frozenAt} is null`),
+    index('campaign_audience_sources_pending_idx')
+      .on(t.campaignId)
+      .where(sql`${t.frozenAt} is null`),
   ],
 );
 

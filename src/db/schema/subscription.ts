@@ -28,11 +28,15 @@ export const subscribers = pgTable(
     uniqueIndex('subscribers_email_key').on(sql`lower(${t.email})`),
     uniqueIndex('subscribers_unique_id_key').on(t.uniqueId),
     // The CSV import matches rows by foreign key (reference §8.4), thousands at a time.
-    index('subscribers_foreign_key_idx').on(t.foreignKey).where(sql`${t.foreignKey} is not null`),
+    index('subscribers_foreign_key_idx')
+      .on(t.foreignKey)
+      .where(sql`${t.foreignKey} is not null`),
     // The subscribers a campaign may go to, in id order: the send confirmation's audience count merges this with a
     // list's memberships (both in subscriber order, index-only) instead of hashing a million rows
     // (sending/audience.repository.ts). The predicate must stay the text of SENDABLE_FLAGS there.
-    index('subscribers_sendable_idx').on(t.id).where(sql`confirmed and not blacklisted and not disabled`),
+    index('subscribers_sendable_idx')
+      .on(t.id)
+      .where(sql`confirmed and not blacklisted and not disabled`),
   ],
 );
 

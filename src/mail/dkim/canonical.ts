@@ -18,7 +18,10 @@ export function crlfOnly(text: string): string {
 /** One header field (`Name: value`, folding included, no final CRLF) in relaxed form, without its CRLF. */
 export function relaxedHeader(field: string): string {
   const colon = field.indexOf(':');
-  const name = field.slice(0, colon).replace(/[ \t]+/g, '').toLowerCase();
+  const name = field
+    .slice(0, colon)
+    .replace(/[ \t]+/g, '')
+    .toLowerCase();
   const value = field
     .slice(colon + 1)
     .replace(/\r\n/g, '')

@@ -70,7 +70,12 @@ function addressDomain(value: string): string {
   const close = open >= 0 ? value.indexOf('>', open) : -1;
   const address = open >= 0 && close > open ? value.slice(open + 1, close) : value.replace(/\r\n/g, '').trim();
   const at = address.lastIndexOf('@');
-  return at < 0 ? '' : address.slice(at + 1).trim().toLowerCase();
+  return at < 0
+    ? ''
+    : address
+        .slice(at + 1)
+        .trim()
+        .toLowerCase();
 }
 
 /** `h=` and the canonical fields it covers, each instance taken from the bottom up (§5.4.2). */

@@ -20,8 +20,7 @@ export const common = catalogue({
     logoAlt: 'Logo von {name}',
     poweredBy: 'Verteilerdienst: Mailroom',
     tooManyTitle: 'Bitte einen Moment Geduld',
-    tooManyText:
-      'Wir haben zu viele Anfragen von Ihnen oder für diese Adresse erhalten. Bitte versuchen Sie es in {minutes} Minuten erneut.',
+    tooManyText: 'Wir haben zu viele Anfragen von Ihnen oder für diese Adresse erhalten. Bitte versuchen Sie es in {minutes} Minuten erneut.',
     notFoundTitle: 'Seite nicht gefunden',
     notFoundText: 'Unter dieser Adresse gibt es kein Anmeldeformular (mehr). Bitte prüfen Sie den Link, dem Sie gefolgt sind.',
     badFormTitle: 'Etwas ist schiefgegangen',

@@ -18,7 +18,8 @@ export const errors = catalogue({
   },
   de: {
     invalidTitle: 'Dieser Link funktioniert nicht',
-    invalidText: 'Der Link ist unvollständig oder wurde verändert. Links in unseren E-Mails sind lang: Kopieren Sie den ganzen Link oder öffnen Sie ihn direkt aus der E-Mail.',
+    invalidText:
+      'Der Link ist unvollständig oder wurde verändert. Links in unseren E-Mails sind lang: Kopieren Sie den ganzen Link oder öffnen Sie ihn direkt aus der E-Mail.',
     invalidHelp: 'Um Ihr Abonnement zu verwalten, nutzen Sie den Link am Ende einer unserer letzten E-Mails.',
     expiredTitle: 'Dieser Link ist abgelaufen',
     expiredText: 'Zu Ihrer Sicherheit gelten solche Links nur für eine begrenzte Zeit.',

@@ -37,7 +37,8 @@ export const unsubscribe = catalogue({
     resubscribedTitle: 'Willkommen zurück',
     resubscribed: '{email} ist wieder bei {lists} angemeldet.',
     manageLink: 'Alle Abonnements verwalten',
-    forwarded: 'Diese Nachricht wurde Ihnen von einem Abonnenten weitergeleitet. Ihre Adresse steht nicht auf unseren Listen, und wir senden ihr nichts weiter.',
+    forwarded:
+      'Diese Nachricht wurde Ihnen von einem Abonnenten weitergeleitet. Ihre Adresse steht nicht auf unseren Listen, und wir senden ihr nichts weiter.',
     invalidTitle: 'Unbekannter Abmeldelink',
   },
 });

@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
-import { attachmentStorage, findCampaign, findTemplate, imagesOf, listCampaignAttachments, scanTemplateHtml, type CampaignRow } from '../../messaging/index.js';
+import {
+  attachmentStorage,
+  findCampaign,
+  findTemplate,
+  imagesOf,
+  listCampaignAttachments,
+  scanTemplateHtml,
+  type CampaignRow,
+} from '../../messaging/index.js';
 import { confirmationLink, unsubscribeUrl } from '../../subscription/index.js';
 import { attributeNames, firstListOf, upsertLinks } from './compose.repository.js';
 import { afterBodyStart, mergeContent } from './content.js';

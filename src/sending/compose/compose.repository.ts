@@ -1,15 +1,7 @@
 import { createHash } from 'node:crypto';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import {
-  attributeDefinitions,
-  links,
-  listCampaigns,
-  lists,
-  subscriberAttributeValues,
-  subscribers,
-  subscriptions,
-} from '../../db/schema/index.js';
+import { attributeDefinitions, links, listCampaigns, lists, subscriberAttributeValues, subscribers, subscriptions } from '../../db/schema/index.js';
 
 /*
  * The SQL the composer needs beyond the messaging and subscription repositories: the campaign's first list (for
@@ -54,7 +46,15 @@ export async function upsertLinks(db: Executor, campaignId: number, urls: readon
   const rows = await db
     .select({ id: links.id, url: links.url })
     .from(links)
-    .where(and(eq(links.campaignId, campaignId), inArray(sql`md5(${links.url})`, urls.map((url) => createHash('md5').update(url, 'utf8').digest('hex')))));
+    .where(
+      and(
+        eq(links.campaignId, campaignId),
+        inArray(
+          sql`md5(${links.url})`,
+          urls.map((url) => createHash('md5').update(url, 'utf8').digest('hex')),
+        ),
+      ),
+    );
   for (const row of rows) out.set(row.url, row.id);
   return out;
 }
@@ -91,12 +91,7 @@ export async function attributeValuesOf(db: Executor, ids: readonly number[]) {
       value: subscriberAttributeValues.value,
     })
     .from(subscriberAttributeValues)
-    .where(
-      and(
-        sql`${subscriberAttributeValues.subscriberId} = any(${intArray(ids)}::int[])`,
-        sql`${subscriberAttributeValues.value} <> ''`,
-      ),
-    );
+    .where(and(sql`${subscriberAttributeValues.subscriberId} = any(${intArray(ids)}::int[])`, sql`${subscriberAttributeValues.value} <> ''`));
 }
 
 /** The public lists each subscriber of a batch belongs to, by name (subscriptions_subscriber_id_idx serves it). */

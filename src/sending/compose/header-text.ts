@@ -22,11 +22,7 @@ export type SlotText = (slot: Slot) => string;
 /** `From:` and `Subject:` lines, CRLF-terminated: static, or made per recipient. */
 export type HeadLines = string | ((text: SlotText) => string);
 
-export function fromAndSubject(
-  from: { name: string; address: string },
-  subject: string,
-  resolve: (name: string) => Resolution,
-): HeadLines {
+export function fromAndSubject(from: { name: string; address: string }, subject: string, resolve: (name: string) => Resolution): HeadLines {
   // The private-use marks of tracked links mean something to compileBody; a header has none.
   const marks = new RegExp(`[${LINK_MARK_OPEN}${LINK_MARK_CLOSE}]`, 'g');
   const name = compileBody(headerSafe(from.name).replace(marks, ''), resolve, true);

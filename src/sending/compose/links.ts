@@ -37,7 +37,17 @@ export function decodeEntities(value: string): string {
 }
 
 /** Paths of the service's own pages in mail: never rewritten, whatever the body links to. */
-const OWN_PATHS = ['/api/v2/unsubscribe', '/preferences/', '/forward/', '/unsubscribe/', '/api/v2/subscribers/', '/api/v2/email-forward', '/api/v2/t/', '/lt/', '/api/v2/link-track'];
+const OWN_PATHS = [
+  '/api/v2/unsubscribe',
+  '/preferences/',
+  '/forward/',
+  '/unsubscribe/',
+  '/api/v2/subscribers/',
+  '/api/v2/email-forward',
+  '/api/v2/t/',
+  '/lt/',
+  '/api/v2/link-track',
+];
 
 export function trackable(url: string, publicUrl: string): boolean {
   if (!/^https?:\/\/[^\s/?#]+/i.test(url)) return false;

@@ -155,7 +155,7 @@ export function mimeParameter(name: string, value: string): string[] {
     encoded += byte < 0x80 && ATTR_CHAR.test(char) ? char : `%${HEX[byte >> 4]}${HEX[byte & 15]}`;
   }
   const chunks: string[] = [];
-  for (let i = 0; i < encoded.length; ) {
+  for (let i = 0; i < encoded.length;) {
     let end = Math.min(i + 50, encoded.length);
     // Never cut a %XX escape.
     if (encoded[end - 1] === '%') end -= 1;

@@ -98,7 +98,9 @@ export class SmtpConnection {
         reject(new SmtpError(`Could not connect to ${options.host}:${options.port}: ${err.message}`, 'connect', undefined, { cause: err }));
       };
       const socket: Socket | TLSSocket = options.secure
-        ? connectTls({ host: options.host, port: options.port, servername: isIP(options.host) ? undefined : options.host, ...options.tls }, () => done())
+        ? connectTls({ host: options.host, port: options.port, servername: isIP(options.host) ? undefined : options.host, ...options.tls }, () =>
+            done(),
+          )
         : connectTcp({ host: options.host, port: options.port }, () => done());
       const timer = setTimeout(() => onError(new Error(`no connection within ${options.connectionTimeoutMs} ms`)), options.connectionTimeoutMs);
       socket.once('error', onError);
@@ -157,9 +159,12 @@ export class SmtpConnection {
     }
     const [mailReply, rcptReply, dataReply] = replies;
     const refused: { reply: SmtpReply; stage: SmtpStage } | null =
-      mailReply.code !== 250 ? { reply: mailReply, stage: 'mail' }
-        : rcptReply.code >= 300 ? { reply: rcptReply, stage: 'rcpt' }
-          : dataReply.code !== 354 ? { reply: dataReply, stage: 'data' }
+      mailReply.code !== 250
+        ? { reply: mailReply, stage: 'mail' }
+        : rcptReply.code >= 300
+          ? { reply: rcptReply, stage: 'rcpt' }
+          : dataReply.code !== 354
+            ? { reply: dataReply, stage: 'data' }
             : null;
     if (refused) {
       // A server that said 354 despite the refusal (against the rules, with pipelining) gets an empty message ended;

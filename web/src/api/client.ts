@@ -52,7 +52,10 @@ const NO_SESSION = 'No valid session key was provided as basic auth password.';
 async function sessionEnded(response: Response): Promise<boolean> {
   if (response.status === 401) return true;
   if (response.status !== 403) return false;
-  const body = (await response.clone().json().catch(() => null)) as { message?: unknown } | null;
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => null)) as { message?: unknown } | null;
   return body?.message === NO_SESSION;
 }
 

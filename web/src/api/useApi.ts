@@ -2,9 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError } from './client';
 
 export type Loadable<T> =
-  | { status: 'loading'; data?: T; error?: undefined }
-  | { status: 'error'; data?: T; error: ApiError }
-  | { status: 'ok'; data: T; error?: undefined };
+  { status: 'loading'; data?: T; error?: undefined } | { status: 'error'; data?: T; error: ApiError } | { status: 'ok'; data: T; error?: undefined };
 
 /**
  * Runs `load` when the dependencies change and answers its state; `reload` runs it again keeping the old data on
@@ -20,8 +18,7 @@ export function useApi<T>(load: () => Promise<T>, deps: unknown[]): Loadable<T> 
     run().then(
       (data) => mine === generation.current && setState({ status: 'ok', data }),
       (error: unknown) =>
-        mine === generation.current &&
-        setState({ status: 'error', error: error instanceof ApiError ? error : new ApiError(0, String(error)) }),
+        mine === generation.current && setState({ status: 'error', error: error instanceof ApiError ? error : new ApiError(0, String(error)) }),
     );
   }, [run]);
   useEffect(start, [start]);

@@ -53,7 +53,12 @@ export function AttributeField({ definition, value, onChange }: { definition: At
         const next = new Set(chosen);
         if (on) next.add(optionId);
         else next.delete(optionId);
-        onChange(options.map((o) => String(o.id)).filter((x) => next.has(x)).join(','));
+        onChange(
+          options
+            .map((o) => String(o.id))
+            .filter((x) => next.has(x))
+            .join(','),
+        );
       };
       return (
         <fieldset>

@@ -1,6 +1,14 @@
 import { useEffect, useId, useImperativeHandle, useRef, type Ref } from 'react';
 import { Compartment, EditorSelection, EditorState, type Extension } from '@codemirror/state';
-import { drawSelection, EditorView, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers, placeholder as placeholderText } from '@codemirror/view';
+import {
+  drawSelection,
+  EditorView,
+  highlightActiveLine,
+  highlightActiveLineGutter,
+  keymap,
+  lineNumbers,
+  placeholder as placeholderText,
+} from '@codemirror/view';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { bracketMatching, HighlightStyle, indentOnInput, syntaxHighlighting } from '@codemirror/language';
 import { html } from '@codemirror/lang-html';
@@ -70,7 +78,17 @@ const languageOf = (language: 'html' | 'text'): Extension => (language === 'html
  * CodeMirror's escape hatch, Escape then Tab moves focus on (so the editor never traps the keyboard), and the hint
  * under the editor says so. The module pulls in CodeMirror (~120 KB gzipped), so views load it lazily.
  */
-export default function CodeEditor({ value, onChange, label, language = 'html', placeholder, readOnly = false, minHeight = '16rem', describedBy, ref }: CodeEditorProps) {
+export default function CodeEditor({
+  value,
+  onChange,
+  label,
+  language = 'html',
+  placeholder,
+  readOnly = false,
+  minHeight = '16rem',
+  describedBy,
+  ref,
+}: CodeEditorProps) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const changed = useRef(onChange);

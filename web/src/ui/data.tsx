@@ -38,9 +38,26 @@ export interface Column {
  * the scrolling box and makes it focusable, for a table whose figures may overflow a phone's width (keyboard users
  * scroll it then).
  */
-export function DataTable({ columns, children, busy, testId, region }: { columns: Column[]; children: ReactNode; busy?: boolean; testId?: string; region?: string }) {
+export function DataTable({
+  columns,
+  children,
+  busy,
+  testId,
+  region,
+}: {
+  columns: Column[];
+  children: ReactNode;
+  busy?: boolean;
+  testId?: string;
+  region?: string;
+}) {
   return (
-    <div className="table-wrap" aria-busy={busy || undefined} data-testid={testId} {...(region ? { tabIndex: 0, role: 'region', 'aria-label': region } : {})}>
+    <div
+      className="table-wrap"
+      aria-busy={busy || undefined}
+      data-testid={testId}
+      {...(region ? { tabIndex: 0, role: 'region', 'aria-label': region } : {})}
+    >
       <table>
         <thead>
           <tr>
@@ -122,7 +139,8 @@ export function DateTime({ value }: { value: string | null | undefined }) {
   if (Number.isNaN(date.getTime())) return <>{value}</>;
   return (
     <time className="datetime" dateTime={date.toISOString()} title={date.toISOString()}>
-      <span>{date.toLocaleDateString('en-GB', { dateStyle: 'medium' })}</span> <span className="time">{date.toLocaleTimeString('en-GB', { timeStyle: 'short' })}</span>
+      <span>{date.toLocaleDateString('en-GB', { dateStyle: 'medium' })}</span>{' '}
+      <span className="time">{date.toLocaleTimeString('en-GB', { timeStyle: 'short' })}</span>
     </time>
   );
 }

@@ -121,7 +121,19 @@ export function ConfirmDialog(props: {
 }
 
 /** Cursor paging that stays in the address: the first page, and the next one after the last id shown. */
-export function Pager({ total, shown, nextHref, firstHref, atStart }: { total: number; shown: number; nextHref: string | null; firstHref: string; atStart: boolean }) {
+export function Pager({
+  total,
+  shown,
+  nextHref,
+  firstHref,
+  atStart,
+}: {
+  total: number;
+  shown: number;
+  nextHref: string | null;
+  firstHref: string;
+  atStart: boolean;
+}) {
   return (
     <nav className="pager" aria-label="Pages">
       <span>

@@ -35,7 +35,15 @@ export function AdminAttributeEditor(props: EditorProps<AdminAttributeDefinition
     props.onClose();
   };
   return (
-    <FormDialog title={d ? `Edit “${d.name}”` : 'New attribute'} open onClose={props.onClose} onSubmit={submit} submitLabel="Save" busy={action.busy} error={action.error}>
+    <FormDialog
+      title={d ? `Edit “${d.name}”` : 'New attribute'}
+      open
+      onClose={props.onClose}
+      onSubmit={submit}
+      submitLabel="Save"
+      busy={action.busy}
+      error={action.error}
+    >
       <NameAndType name={name} setName={setName} type={type} setType={setType} types={types} />
       <label>
         Default value (used when an administrator has none)

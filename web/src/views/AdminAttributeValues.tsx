@@ -33,8 +33,10 @@ export function useAdminAttributes(adminId: number | null): AdminAttributes {
       const before = loaded.data.values.get(definitionId);
       if (value === (before ?? '')) continue;
       const path = { adminId: id, definitionId };
-      if (value === '' && before !== undefined) await unwrap(api.DELETE('/api/v2/administrators/{adminId}/attributes/{definitionId}', { params: { path } }));
-      else if (value !== '') await unwrap(api.PUT('/api/v2/administrators/{adminId}/attributes/{definitionId}', { params: { path }, body: { value } }));
+      if (value === '' && before !== undefined)
+        await unwrap(api.DELETE('/api/v2/administrators/{adminId}/attributes/{definitionId}', { params: { path } }));
+      else if (value !== '')
+        await unwrap(api.PUT('/api/v2/administrators/{adminId}/attributes/{definitionId}', { params: { path }, body: { value } }));
     }
   };
 
@@ -48,7 +50,12 @@ export function useAdminAttributes(adminId: number | null): AdminAttributes {
         <legend>Attributes</legend>
         <div className="stack">
           {loaded.data.defs.map((d) => (
-            <AttributeInput key={d.id} definition={d} value={edits[d.id] ?? loaded.data!.values.get(d.id) ?? ''} onChange={(v) => setEdits({ ...edits, [d.id]: v })} />
+            <AttributeInput
+              key={d.id}
+              definition={d}
+              value={edits[d.id] ?? loaded.data!.values.get(d.id) ?? ''}
+              onChange={(v) => setEdits({ ...edits, [d.id]: v })}
+            />
           ))}
         </div>
       </fieldset>
@@ -56,12 +63,25 @@ export function useAdminAttributes(adminId: number | null): AdminAttributes {
   return { fields, save };
 }
 
-function AttributeInput({ definition: d, value, onChange }: { definition: AdminAttributeDefinition; value: string; onChange: (value: string) => void }) {
+function AttributeInput({
+  definition: d,
+  value,
+  onChange,
+}: {
+  definition: AdminAttributeDefinition;
+  value: string;
+  onChange: (value: string) => void;
+}) {
   return (
     <label>
       {d.name}
       {d.required && ' (required)'}
-      <input value={value} required={d.required && !d.default_value} placeholder={d.default_value ? `default: ${d.default_value}` : undefined} onChange={(e) => onChange(e.target.value)} />
+      <input
+        value={value}
+        required={d.required && !d.default_value}
+        placeholder={d.default_value ? `default: ${d.default_value}` : undefined}
+        onChange={(e) => onChange(e.target.value)}
+      />
     </label>
   );
 }

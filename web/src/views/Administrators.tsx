@@ -33,7 +33,13 @@ export default function Administrators() {
       <Loaded state={admins}>
         {(data) => (
           <DataTable
-            columns={[{ label: 'Login name' }, { label: 'E-mail', hideNarrow: true }, { label: 'May work with' }, { label: 'Created', hideNarrow: true }, { label: 'Actions', hiddenLabel: true }]}
+            columns={[
+              { label: 'Login name' },
+              { label: 'E-mail', hideNarrow: true },
+              { label: 'May work with' },
+              { label: 'Created', hideNarrow: true },
+              { label: 'Actions', hiddenLabel: true },
+            ]}
           >
             {data.items.map((a) => (
               <tr key={a.id}>
@@ -118,12 +124,19 @@ function EditAdministrator({ admin, onClose, onSaved }: { admin: Administrator |
         );
         await attributes.save(admin.id);
       } else {
-        const created = await unwrap(api.POST('/api/v2/administrators', { body: { login_name: login, email, password, super_user: superUser, privileges } }));
+        const created = await unwrap(
+          api.POST('/api/v2/administrators', { body: { login_name: login, email, password, super_user: superUser, privileges } }),
+        );
         await attributes.save(created.id);
       }
     });
     if (ok) {
-      const ended = disabled && !admin?.disabled ? ' and disabled (their sessions have ended)' : password ? ' with a new password (their sessions have ended)' : '';
+      const ended =
+        disabled && !admin?.disabled
+          ? ' and disabled (their sessions have ended)'
+          : password
+            ? ' with a new password (their sessions have ended)'
+            : '';
       onSaved(admin ? `${login} saved${ended}.` : `${login} created.`);
       onClose();
     }
@@ -148,7 +161,14 @@ function EditAdministrator({ admin, onClose, onSaved }: { admin: Administrator |
       </label>
       <label>
         {admin ? 'New password (leave empty to keep it)' : 'Password'}
-        <input type="password" autoComplete="new-password" required={!admin} minLength={6} value={password} onChange={(e) => setPassword(e.target.value)} />
+        <input
+          type="password"
+          autoComplete="new-password"
+          required={!admin}
+          minLength={6}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
       </label>
       <label className="inline">
         <input type="checkbox" checked={superUser} onChange={(e) => setSuperUser(e.target.checked)} /> Super user (may do everything)
@@ -157,15 +177,18 @@ function EditAdministrator({ admin, onClose, onSaved }: { admin: Administrator |
         <legend>Privileges</legend>
         {AREAS.map((area) => (
           <label key={area.key} className="inline">
-            <input type="checkbox" checked={superUser || privileges[area.key]} onChange={(e) => setPrivileges({ ...privileges, [area.key]: e.target.checked })} />{' '}
+            <input
+              type="checkbox"
+              checked={superUser || privileges[area.key]}
+              onChange={(e) => setPrivileges({ ...privileges, [area.key]: e.target.checked })}
+            />{' '}
             {area.label}
           </label>
         ))}
       </fieldset>
       {admin && admin.id !== me.id && (
         <label className="inline">
-          <input type="checkbox" checked={disabled} onChange={(e) => setDisabled(e.target.checked)} /> Disabled (cannot sign in; their
-          sessions end)
+          <input type="checkbox" checked={disabled} onChange={(e) => setDisabled(e.target.checked)} /> Disabled (cannot sign in; their sessions end)
         </label>
       )}
       {attributes.fields}

@@ -47,7 +47,12 @@ export default function Analytics() {
           labels: rows.map((r) => r.subject || `#${r.campaign_id}`),
           series: [
             { label: 'Open rate %', values: rows.map((r) => r.views?.rate ?? 0), color: '--chart-1', bars: true },
-            { label: 'Click rate %', values: rows.map((r) => (r.sent > 0 ? Math.round((r.unique_clicks / r.sent) * 1000) / 10 : 0)), color: '--chart-2', bars: true },
+            {
+              label: 'Click rate %',
+              values: rows.map((r) => (r.sent > 0 ? Math.round((r.unique_clicks / r.sent) * 1000) / 10 : 0)),
+              color: '--chart-2',
+              bars: true,
+            },
           ],
         })}
       >
@@ -87,7 +92,11 @@ export default function Analytics() {
               shown={rows.length}
               atStart={after === 0}
               firstHref={withQuery(loc, { after: null })}
-              nextHref={data.page.pagination.has_more && data.page.pagination.next_cursor ? withQuery(loc, { after: String(data.page.pagination.next_cursor) }) : null}
+              nextHref={
+                data.page.pagination.has_more && data.page.pagination.next_cursor
+                  ? withQuery(loc, { after: String(data.page.pagination.next_cursor) })
+                  : null
+              }
             />
           </>
         )}
@@ -105,7 +114,13 @@ export default function Analytics() {
             height: 220,
           })}
         >
-          {(rows) => <Table label="Top domains table" head={['Domain', 'Subscribers']} rows={rows.map((d) => ({ key: d.domain, cells: [d.domain, n(d.subscribers)] }))} />}
+          {(rows) => (
+            <Table
+              label="Top domains table"
+              head={['Domain', 'Subscribers']}
+              rows={rows.map((d) => ({ key: d.domain, cells: [d.domain, n(d.subscribers)] }))}
+            />
+          )}
         </ChartSection>
         <ChartSection
           title="Top local parts"
@@ -233,8 +248,9 @@ interface Row {
 function Table({ label, head, rows }: { label: string; head: Head[]; rows: Row[] }) {
   const heads = head.map((h) => (typeof h === 'string' ? { text: h } : h));
   const className = (i: number, cell = false) =>
-    [i > 0 && heads[i]?.figure !== false ? 'num' : '', heads[i]?.hideNarrow ? 'hide-narrow' : '', cell && i === 0 ? 'break' : ''].filter(Boolean).join(' ') ||
-    undefined;
+    [i > 0 && heads[i]?.figure !== false ? 'num' : '', heads[i]?.hideNarrow ? 'hide-narrow' : '', cell && i === 0 ? 'break' : '']
+      .filter(Boolean)
+      .join(' ') || undefined;
   return (
     <div className="table-wrap" tabIndex={0} role="region" aria-label={label}>
       <table>

@@ -16,7 +16,6 @@ interface Definition {
   list_order: number | null;
 }
 
-
 /** One kind of attribute: where its definitions live in the API and how a definition is edited. */
 interface Kind<D extends Definition> {
   title: string;
@@ -36,9 +35,21 @@ const SUBSCRIBER: Kind<AttributeDefinition> = {
   deleteText: "Every subscriber's value for it is deleted too. This cannot be undone.",
   load: () => unwrap(api.GET('/api/v2/attributes', { params: { query: { limit: 100 } } })).then((p) => p.items),
   setOrder: (d, order) =>
-    unwrap(api.PUT('/api/v2/attributes/{definitionId}', { params: { path: { definitionId: d.id } }, body: { name: d.name, type: d.type ?? 'textline', order } })),
+    unwrap(
+      api.PUT('/api/v2/attributes/{definitionId}', {
+        params: { path: { definitionId: d.id } },
+        body: { name: d.name, type: d.type ?? 'textline', order },
+      }),
+    ),
   remove: (d) => unwrap(api.DELETE('/api/v2/attributes/{definitionId}', { params: { path: { definitionId: d.id } } })),
-  details: { label: 'Options', render: (d) => [...d.options].sort((a, b) => a.list_order - b.list_order).map((o) => o.name).join(', ') || '—' },
+  details: {
+    label: 'Options',
+    render: (d) =>
+      [...d.options]
+        .sort((a, b) => a.list_order - b.list_order)
+        .map((o) => o.name)
+        .join(', ') || '—',
+  },
   Editor: SubscriberAttributeEditor,
 };
 
@@ -96,15 +107,33 @@ function Definitions<D extends Definition>({ kind }: { kind: Kind<D> }) {
       >
         {() => (
           <DataTable
-            columns={[{ label: 'Order' }, { label: 'Name' }, { label: 'Type', hideNarrow: true }, { label: kind.details.label, hideNarrow: true }, { label: 'Actions', hiddenLabel: true }]}
+            columns={[
+              { label: 'Order' },
+              { label: 'Name' },
+              { label: 'Type', hideNarrow: true },
+              { label: kind.details.label, hideNarrow: true },
+              { label: 'Actions', hiddenLabel: true },
+            ]}
           >
             {ordered.map((d, i) => (
               <tr key={d.id}>
                 <td className="nowrap">
-                  <button type="button" className="button subtle" aria-label={`Move ${d.name} up`} disabled={i === 0} onClick={() => void move(i, -1)}>
+                  <button
+                    type="button"
+                    className="button subtle"
+                    aria-label={`Move ${d.name} up`}
+                    disabled={i === 0}
+                    onClick={() => void move(i, -1)}
+                  >
                     ↑
                   </button>
-                  <button type="button" className="button subtle" aria-label={`Move ${d.name} down`} disabled={i === ordered.length - 1} onClick={() => void move(i, 1)}>
+                  <button
+                    type="button"
+                    className="button subtle"
+                    aria-label={`Move ${d.name} down`}
+                    disabled={i === ordered.length - 1}
+                    onClick={() => void move(i, 1)}
+                  >
                     ↓
                   </button>
                 </td>

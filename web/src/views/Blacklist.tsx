@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import type { ApiError} from '../api/client';
+import type { ApiError } from '../api/client';
 import { api, unwrap } from '../api/client';
 import type { BlacklistInfo } from '../api/types';
 import { navigate, useLocation, withQuery } from '../router';

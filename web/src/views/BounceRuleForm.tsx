@@ -1,5 +1,5 @@
 import { useId, useState, type FormEvent } from 'react';
-import type { ApiError} from '../api/client';
+import type { ApiError } from '../api/client';
 import { api, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
 import { Notice } from '../ui/kit';
@@ -9,7 +9,17 @@ type RuleBody = paths['/api/v2/bounces/regex']['post']['requestBody']['content']
 type TestResult = paths['/api/v2/bounces/regex/test']['post']['responses'][200]['content']['application/json'];
 
 /** Create or edit a rule, with a box that tries the pattern on a pasted bounce on the server (the processor's engine). */
-export function RuleForm({ rule, nextOrder, onCancel, onSaved }: { rule: Rule | null; nextOrder: number; onCancel: () => void; onSaved: (rule: Rule, created: boolean) => void }) {
+export function RuleForm({
+  rule,
+  nextOrder,
+  onCancel,
+  onSaved,
+}: {
+  rule: Rule | null;
+  nextOrder: number;
+  onCancel: () => void;
+  onSaved: (rule: Rule, created: boolean) => void;
+}) {
   const [regex, setRegex] = useState(rule?.regex ?? '');
   const [action, setAction] = useState<RuleBody['action']>((rule?.action as RuleBody['action']) ?? 'unconfirmuser');
   const [status, setStatus] = useState<RuleBody['status']>((rule?.status as RuleBody['status']) ?? 'active');
@@ -56,7 +66,8 @@ export function RuleForm({ rule, nextOrder, onCancel, onSaved }: { rule: Rule | 
           />
         </label>
         <p id="regex-help" className="muted small">
-          A pattern between delimiters, with flags i, m, s, x or u, as phpList writes them. Matching is linear-time (RE2): no backreferences or lookaround.
+          A pattern between delimiters, with flags i, m, s, x or u, as phpList writes them. Matching is linear-time (RE2): no backreferences or
+          lookaround.
         </p>
         {regexError && (
           <p id="regex-error" className="field-error" role="alert">
@@ -123,7 +134,14 @@ function TryRule({ regex }: { regex: string }) {
       <legend>Try this rule</legend>
       <label>
         Bounce text
-        <textarea value={text} rows={6} maxLength={65_536} className="mono" placeholder="Paste a bounce message here" onChange={(e) => setText(e.target.value)} />
+        <textarea
+          value={text}
+          rows={6}
+          maxLength={65_536}
+          className="mono"
+          placeholder="Paste a bounce message here"
+          onChange={(e) => setText(e.target.value)}
+        />
       </label>
       <div>
         <button type="button" className="button" disabled={busy || !regex.trim() || !text} onClick={() => void tried()}>

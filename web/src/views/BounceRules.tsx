@@ -47,7 +47,13 @@ export default function BounceRules() {
         await unwrap(
           api.PUT('/api/v2/bounces/regex/{ruleId}', {
             params: { path: { ruleId: r.id } },
-            body: { regex: r.regex, action: (r.action ?? 'deletebounce') as RuleBody['action'], status: (r.status ?? 'active') as RuleBody['status'], list_order: order, comment: r.comment },
+            body: {
+              regex: r.regex,
+              action: (r.action ?? 'deletebounce') as RuleBody['action'],
+              status: (r.status ?? 'active') as RuleBody['status'],
+              list_order: order,
+              comment: r.comment,
+            },
           }),
         );
       }
@@ -83,7 +89,10 @@ export default function BounceRules() {
         <Loading />
       ) : rules.data.length === 0 ? (
         <Empty title="No bounce rules">
-          <p>A rule matches a bounce's text with a pattern and says what happens to the subscriber, e.g. unconfirm them when their mailbox no longer exists.</p>
+          <p>
+            A rule matches a bounce's text with a pattern and says what happens to the subscriber, e.g. unconfirm them when their mailbox no longer
+            exists.
+          </p>
         </Empty>
       ) : (
         <div className="table-wrap">
@@ -119,10 +128,22 @@ export default function BounceRules() {
                   <td className="num hide-narrow">{(rule.count ?? 0).toLocaleString('en')}</td>
                   <td>
                     <div className="rule-actions">
-                      <button type="button" className="button" disabled={i === 0 || moving.busy} onClick={() => void move(i, -1)} aria-label={`Move ${rule.regex} up`}>
+                      <button
+                        type="button"
+                        className="button"
+                        disabled={i === 0 || moving.busy}
+                        onClick={() => void move(i, -1)}
+                        aria-label={`Move ${rule.regex} up`}
+                      >
                         ↑
                       </button>
-                      <button type="button" className="button" disabled={i === all.length - 1 || moving.busy} onClick={() => void move(i, 1)} aria-label={`Move ${rule.regex} down`}>
+                      <button
+                        type="button"
+                        className="button"
+                        disabled={i === all.length - 1 || moving.busy}
+                        onClick={() => void move(i, 1)}
+                        aria-label={`Move ${rule.regex} down`}
+                      >
                         ↓
                       </button>
                       <button type="button" className="button" onClick={() => setEditing(rule)}>

@@ -63,7 +63,14 @@ export default function Bounces() {
         </label>
         <label>
           Subscriber id
-          <input type="number" min={1} inputMode="numeric" value={subscriberInput} onChange={(e) => setSubscriberInput(e.target.value)} placeholder="Any subscriber" />
+          <input
+            type="number"
+            min={1}
+            inputMode="numeric"
+            value={subscriberInput}
+            onChange={(e) => setSubscriberInput(e.target.value)}
+            placeholder="Any subscriber"
+          />
         </label>
         <button type="submit" className="button">
           Filter
@@ -78,7 +85,13 @@ export default function Bounces() {
       <PagedTable
         state={page}
         after={after}
-        columns={[{ label: 'Received' }, { label: 'Subscriber' }, { label: 'Campaign', hideNarrow: true }, { label: 'Status', hideNarrow: true }, { label: 'Actions', hiddenLabel: true }]}
+        columns={[
+          { label: 'Received' },
+          { label: 'Subscriber' },
+          { label: 'Campaign', hideNarrow: true },
+          { label: 'Status', hideNarrow: true },
+          { label: 'Actions', hiddenLabel: true },
+        ]}
         empty={
           <Empty title={status || subscriber ? 'No bounces match these filters' : 'No bounces received'}>
             <p>Bounces appear here as bounce processing reads them from the bounce mailbox or the inbound endpoint.</p>
@@ -88,11 +101,19 @@ export default function Bounces() {
           <tr key={b.id}>
             <td>{formatDate(b.date)}</td>
             <td className="break">
-              {b.subscriber_id ? <Link to={`subscribers/${b.subscriber_id}`}>{b.subscriber_email ?? `#${b.subscriber_id}`}</Link> : <span className="muted">Not matched</span>}
+              {b.subscriber_id ? (
+                <Link to={`subscribers/${b.subscriber_id}`}>{b.subscriber_email ?? `#${b.subscriber_id}`}</Link>
+              ) : (
+                <span className="muted">Not matched</span>
+              )}
               {b.comment && <div className="muted small">{b.comment}</div>}
             </td>
             <td className="hide-narrow break">
-              {b.message_id ? <Link to={`campaigns/${b.message_id}`}>{b.message_subject || `Campaign ${b.message_id}`}</Link> : <span className="muted">—</span>}
+              {b.message_id ? (
+                <Link to={`campaigns/${b.message_id}`}>{b.message_subject || `Campaign ${b.message_id}`}</Link>
+              ) : (
+                <span className="muted">—</span>
+              )}
             </td>
             <td className="hide-narrow">
               <span className="badge">{b.status ?? 'unknown'}</span>
@@ -124,8 +145,8 @@ export default function Bounces() {
         }}
       >
         <p>
-          The record of this bounce{deleting?.subscriber_email ? ` from ${deleting.subscriber_email}` : ''} and its raw message are deleted. The subscriber's
-          bounce count and anything a rule already did stay as they are.
+          The record of this bounce{deleting?.subscriber_email ? ` from ${deleting.subscriber_email}` : ''} and its raw message are deleted. The
+          subscriber's bounce count and anything a rule already did stay as they are.
         </p>
       </ConfirmDialog>
     </>
@@ -135,7 +156,10 @@ export default function Bounces() {
 /** The message as received, fetched only when asked for (it can be large). */
 function RawMessage({ id, onClose }: { id: number | null; onClose: () => void }) {
   // Nothing is fetched while the dialog is closed; Loaded reads undefined as not loaded yet.
-  const raw = useApi(async () => (id === null ? undefined : unwrap(api.GET('/api/v2/bounces/{bounceId}', { params: { path: { bounceId: id } } }))), [id]);
+  const raw = useApi(
+    async () => (id === null ? undefined : unwrap(api.GET('/api/v2/bounces/{bounceId}', { params: { path: { bounceId: id } } }))),
+    [id],
+  );
   return (
     <InfoDialog title={id === null ? 'Raw message' : `Raw message of bounce ${id}`} open={id !== null} onClose={onClose}>
       <Loaded state={raw} isEmpty={(r) => r.header === null && r.data === null} empty={<p>The message of this bounce was not kept.</p>}>

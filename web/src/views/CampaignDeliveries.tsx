@@ -46,7 +46,13 @@ export default function CampaignDeliveries({ id }: { id: number }) {
           after={after}
           busy={page.status === 'loading'}
           region="Delivery records"
-          columns={[{ label: 'Recipient' }, { label: 'Status' }, { label: 'Attempts', num: true, hideNarrow: true }, { label: 'Last response' }, { label: 'Updated', hideNarrow: true }]}
+          columns={[
+            { label: 'Recipient' },
+            { label: 'Status' },
+            { label: 'Attempts', num: true, hideNarrow: true },
+            { label: 'Last response' },
+            { label: 'Updated', hideNarrow: true },
+          ]}
           empty={
             <Empty title={status ? `No ${status} deliveries` : 'No deliveries yet'}>
               <p>{status ? 'Choose another status.' : 'Records appear once the campaign is sent and its recipients are frozen.'}</p>

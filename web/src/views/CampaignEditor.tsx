@@ -70,12 +70,16 @@ function Editor({ id, campaign: first, initial }: { id: number | null; campaign:
 
   const set = useCallback(<K extends keyof CampaignForm>(key: K, value: CampaignForm[K]) => setForm((f) => ({ ...f, [key]: value })), []);
   const checks = useApi(
-    () => (id === null ? Promise.resolve({ warnings: [] }) : unwrap(api.GET('/api/v2/campaigns/{messageId}/checks', { params: { path: { messageId: id } } }))),
+    () =>
+      id === null
+        ? Promise.resolve({ warnings: [] })
+        : unwrap(api.GET('/api/v2/campaigns/{messageId}/checks', { params: { path: { messageId: id } } })),
     [id, version],
   );
   const copiedFrom = loc.query.get('copied');
   useEffect(() => {
-    if (copiedFrom) setNotice({ kind: 'success', text: 'This is a new draft copied from the campaign you chose. Lists are not copied: choose them below.' });
+    if (copiedFrom)
+      setNotice({ kind: 'success', text: 'This is a new draft copied from the campaign you chose. Lists are not copied: choose them below.' });
   }, [copiedFrom]);
 
   const save = async (event: FormEvent) => {
@@ -133,7 +137,11 @@ function Editor({ id, campaign: first, initial }: { id: number | null; campaign:
         )}
       </PageHeader>
       {notice && <Notice kind={notice.kind}>{notice.text}</Notice>}
-      {!editable && <Notice>This campaign is {status === 'sent' ? 'sent' : 'being sent'}, so its content is fixed. Copy it from the campaigns table to reuse it.</Notice>}
+      {!editable && (
+        <Notice>
+          This campaign is {status === 'sent' ? 'sent' : 'being sent'}, so its content is fixed. Copy it from the campaigns table to reuse it.
+        </Notice>
+      )}
       <form id="campaign-form" className="editor-grid" onSubmit={(e) => void save(e)}>
         <MessageFields
           form={form}

@@ -70,7 +70,11 @@ export default function CampaignReport({ id }: { id: number }) {
         <Stat label="Unique opens" value={n(s.opens.unique)} note={`${rate(s.opens.unique, sent)} open rate`} />
         <Stat label="Opens" value={n(s.opens.total)} note={`${n(s.opens.human)} by people, ${n(s.opens.total - s.opens.human)} by machines`} />
         <Stat label="Unique human opens" value={n(s.opens.unique_human)} note={rate(s.opens.unique_human, sent)} />
-        <Stat label="Unique clicks" value={n(s.clicks.unique)} note={`${rate(s.clicks.unique, sent)} click rate, ${rate(s.clicks.unique, s.opens.unique)} of openers`} />
+        <Stat
+          label="Unique clicks"
+          value={n(s.clicks.unique)}
+          note={`${rate(s.clicks.unique, sent)} click rate, ${rate(s.clicks.unique, s.opens.unique)} of openers`}
+        />
         <Stat label="Clicks" value={n(s.clicks.total)} note={`${n(s.clicks.human)} by people`} />
         <Stat label="Forwards" value={n(s.forwards)} />
       </div>
@@ -78,7 +82,11 @@ export default function CampaignReport({ id }: { id: number }) {
         <h2>Opens and clicks per hour</h2>
         {hourly && hourly.times.length > 0 ? (
           <Suspense fallback={<Loading label="Drawing…" />}>
-            <Chart title={`Opens and clicks per hour: ${n(s.opens.total)} opens, ${n(s.clicks.total)} clicks in all`} times={hourly.times} series={hourly.series} />
+            <Chart
+              title={`Opens and clicks per hour: ${n(s.opens.total)} opens, ${n(s.clicks.total)} clicks in all`}
+              times={hourly.times}
+              series={hourly.series}
+            />
           </Suspense>
         ) : (
           <p className="muted">No opens or clicks yet.</p>
@@ -150,7 +158,9 @@ export default function CampaignReport({ id }: { id: number }) {
       <section className="card stack" aria-labelledby="report-bounces">
         <h2 id="report-bounces">Bounces</h2>
         <p>
-          {s.bounces === 0 ? 'No mail of this campaign has bounced.' : `${n(s.bounces)} ${s.bounces === 1 ? 'mail' : 'mails'} bounced (${rate(s.bounces, sent)} of those sent).`}
+          {s.bounces === 0
+            ? 'No mail of this campaign has bounced.'
+            : `${n(s.bounces)} ${s.bounces === 1 ? 'mail' : 'mails'} bounced (${rate(s.bounces, sent)} of those sent).`}
         </p>
         {s.deliveries.failed > 0 && (
           <p>
@@ -195,7 +205,10 @@ function BounceList({ id }: { id: number }) {
   const loc = useLocation();
   const after = Number(loc.query.get('bounces_after')) || 0;
   const page = useApi(
-    () => unwrap(api.GET('/api/v2/campaigns/{messageId}/bounces', { params: { path: { messageId: id }, query: { after_id: after, limit: BOUNCES_PAGE } } })),
+    () =>
+      unwrap(
+        api.GET('/api/v2/campaigns/{messageId}/bounces', { params: { path: { messageId: id }, query: { after_id: after, limit: BOUNCES_PAGE } } }),
+      ),
     [id, after],
   );
   if (page.status === 'error') return <ErrorState error={page.error} retry={page.reload} />;
@@ -231,7 +244,10 @@ function BounceList({ id }: { id: number }) {
                   {b.subscriber_id !== null && can(admin, 'campaigns') && (
                     <>
                       {' '}
-                      <Link to={`bounces?subscriber=${b.subscriber_id}`} aria-label={`All bounces of ${b.subscriber_email ?? `subscriber ${b.subscriber_id}`}`}>
+                      <Link
+                        to={`bounces?subscriber=${b.subscriber_id}`}
+                        aria-label={`All bounces of ${b.subscriber_email ?? `subscriber ${b.subscriber_id}`}`}
+                      >
                         (bounces)
                       </Link>
                     </>

@@ -63,8 +63,9 @@ function Confirm({ campaign, back, onSent }: { campaign: Campaign; back: { to: s
               {later ? `, from ${formatDate(embargo)}` : ', starting now'}.
             </p>
             <p className="muted">
-              Counted now: the confirmed {segment === null ? 'members of the campaign’s lists' : 'subscribers it would go to'} who are not blacklisted, each once. People who join or leave before it
-              goes out change the final number. Sending cannot be undone, but it can be paused.
+              Counted now: the confirmed {segment === null ? 'members of the campaign’s lists' : 'subscribers it would go to'} who are not
+              blacklisted, each once. People who join or leave before it goes out change the final number. Sending cannot be undone, but it can be
+              paused.
             </p>
             {audience.data.count === 0 && <Notice kind="error">Nobody would receive it: add a list with confirmed members first.</Notice>}
             {action.error && <Notice kind="error">{action.error}</Notice>}
@@ -101,7 +102,10 @@ function Progress({ initial, back }: { initial: Campaign; back: { to: string; la
   const refresh = async () => {
     try {
       const path = { params: { path: { messageId: id } } };
-      const [c, s] = await Promise.all([unwrap(api.GET('/api/v2/campaigns/{messageId}', path)), unwrap(api.GET('/api/v2/campaigns/{messageId}/stats', path))]);
+      const [c, s] = await Promise.all([
+        unwrap(api.GET('/api/v2/campaigns/{messageId}', path)),
+        unwrap(api.GET('/api/v2/campaigns/{messageId}/stats', path)),
+      ]);
       const at = Date.now();
       const done = s.deliveries.sent + s.deliveries.failed + s.deliveries.skipped;
       samples.current = [...samples.current.filter((x) => x.at >= at - RATE_WINDOW_MS), { at, done }];
@@ -166,7 +170,11 @@ function Progress({ initial, back }: { initial: Campaign; back: { to: string; la
       <section className="card stack" aria-labelledby="progress-title">
         <div className="section-title">
           <h2 id="progress-title">Progress</h2>
-          <span className={`badge ${finished ? (stats.outcome.result === 'sent' ? 'good' : 'bad') : status === 'suspended' ? 'bad' : ''}`} data-testid="send-status" aria-live="polite">
+          <span
+            className={`badge ${finished ? (stats.outcome.result === 'sent' ? 'good' : 'bad') : status === 'suspended' ? 'bad' : ''}`}
+            data-testid="send-status"
+            aria-live="polite"
+          >
             {statusText(status, finished, stats)}
           </span>
         </div>
@@ -198,7 +206,9 @@ function Progress({ initial, back }: { initial: Campaign; back: { to: string; la
           <dt>Current rate</dt>
           <dd data-testid="rate">{SENDING.has(status) && rate !== null ? `${rate.toFixed(rate < 10 ? 1 : 0)} mails/s` : '—'}</dd>
           <dt>Time left</dt>
-          <dd data-testid="eta">{finished ? 'none' : SENDING.has(status) && rate ? timeLeft(remaining / rate) : status === 'suspended' ? 'paused' : 'estimating…'}</dd>
+          <dd data-testid="eta">
+            {finished ? 'none' : SENDING.has(status) && rate ? timeLeft(remaining / rate) : status === 'suspended' ? 'paused' : 'estimating…'}
+          </dd>
           <dt>Started</dt>
           <dd>{formatDate(campaign.message_metadata.send_start)}</dd>
           {campaign.message_metadata.sent && (

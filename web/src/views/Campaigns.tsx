@@ -85,11 +85,22 @@ export default function Campaigns() {
             <td className="num hide-narrow">{rate(c.figures.unique_opens, c.figures.sent)}</td>
             <td className="num hide-narrow">{rate(c.figures.unique_clicks, c.figures.sent)}</td>
             <td className="row-actions">
-              <button type="button" className="button subtle" disabled={copy.busy} onClick={() => void copyCampaign(c)} aria-label={`Copy “${c.message_content.subject}”`}>
+              <button
+                type="button"
+                className="button subtle"
+                disabled={copy.busy}
+                onClick={() => void copyCampaign(c)}
+                aria-label={`Copy “${c.message_content.subject}”`}
+              >
                 Copy
               </button>
               {canDelete(c.message_metadata.status) && (
-                <button type="button" className="button subtle danger" onClick={() => setDeleting(c)} aria-label={`Delete “${c.message_content.subject}”`}>
+                <button
+                  type="button"
+                  className="button subtle danger"
+                  onClick={() => setDeleting(c)}
+                  aria-label={`Delete “${c.message_content.subject}”`}
+                >
                   Delete
                 </button>
               )}
@@ -113,9 +124,7 @@ export default function Campaigns() {
           page.reload();
         }}
       >
-        <p>
-          “{deleting?.message_content.subject}” is deleted with its list links, deliveries and statistics. This cannot be undone.
-        </p>
+        <p>“{deleting?.message_content.subject}” is deleted with its list links, deliveries and statistics. This cannot be undone.</p>
       </ConfirmDialog>
     </>
   );

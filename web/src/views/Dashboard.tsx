@@ -60,7 +60,11 @@ export default function Dashboard() {
     <>
       <PageHeader title="Dashboard" />
       <div className="grid" data-testid="totals">
-        <Stat label="Subscribers" value={s.total_subscribers.value.toLocaleString('en')} note={change(s.total_subscribers.change_vs_last_month, '%')} />
+        <Stat
+          label="Subscribers"
+          value={s.total_subscribers.value.toLocaleString('en')}
+          note={change(s.total_subscribers.change_vs_last_month, '%')}
+        />
         <Stat label="Confirmed" value={growth.totals.confirmed.toLocaleString('en')} />
         <Stat label="Blacklisted" value={growth.totals.blacklisted.toLocaleString('en')} />
         {lists !== null && <Stat label="Lists" value={lists.toLocaleString('en')} />}
@@ -98,7 +102,12 @@ export default function Dashboard() {
           <section className="card">
             <h2>Opens and clicks per day</h2>
             <Suspense fallback={<Loading label="Drawing…" />}>
-              <Chart title="Opens and clicks per day over the last 30 days" days={activity.engagementDays} series={activity.engagement} height={220} />
+              <Chart
+                title="Opens and clicks per day over the last 30 days"
+                days={activity.engagementDays}
+                series={activity.engagement}
+                height={220}
+              />
             </Suspense>
           </section>
         </div>
@@ -121,7 +130,14 @@ export default function Dashboard() {
           // A named, focusable region, so keyboard users can scroll it where the figures overflow a phone's width.
           <DataTable
             region="Latest campaigns"
-            columns={[{ label: 'Campaign' }, { label: 'Status', hideNarrow: true }, { label: 'Date', hideNarrow: true }, { label: 'Sent', num: true, hideNarrow: true }, { label: 'Opens', num: true }, { label: 'Clicks', num: true }]}
+            columns={[
+              { label: 'Campaign' },
+              { label: 'Status', hideNarrow: true },
+              { label: 'Date', hideNarrow: true },
+              { label: 'Sent', num: true, hideNarrow: true },
+              { label: 'Opens', num: true },
+              { label: 'Clicks', num: true },
+            ]}
           >
             {dashboard.recent_campaigns.map((c) => (
               // On a phone the Status and Sent columns are hidden and what they say shows under the campaign's name (data-narrow).

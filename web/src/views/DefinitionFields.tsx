@@ -8,7 +8,13 @@ export interface EditorProps<D> {
 }
 
 /** The two fields every attribute definition has, whichever kind: its name and its type (from `types`). */
-export function NameAndType(props: { name: string; setName: (v: string) => void; type: string; setType: (v: string) => void; types: readonly string[] }) {
+export function NameAndType(props: {
+  name: string;
+  setName: (v: string) => void;
+  type: string;
+  setType: (v: string) => void;
+  types: readonly string[];
+}) {
   return (
     <>
       <label>

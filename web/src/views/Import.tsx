@@ -83,7 +83,9 @@ export default function Import() {
                     <tr key={i}>
                       <td>{c || <em>(no name)</em>}</td>
                       <td>
-                        <span className={`badge ${use.kind === 'field' || use.kind === 'attribute' ? 'good' : use.kind === 'never' ? 'bad' : ''}`}>{use.label}</span>
+                        <span className={`badge ${use.kind === 'field' || use.kind === 'attribute' ? 'good' : use.kind === 'never' ? 'bad' : ''}`}>
+                          {use.label}
+                        </span>
                       </td>
                     </tr>
                   );
@@ -107,23 +109,22 @@ export default function Import() {
           </label>
         </div>
         <label className="inline">
-          <input type="checkbox" checked={markConfirmed} disabled={busy} onChange={(e) => setMarkConfirmed(e.target.checked)} /> Mark
-          everyone imported as confirmed (when the file has no “confirmed” column)
+          <input type="checkbox" checked={markConfirmed} disabled={busy} onChange={(e) => setMarkConfirmed(e.target.checked)} /> Mark everyone
+          imported as confirmed (when the file has no “confirmed” column)
         </label>
         <fieldset disabled={busy || markConfirmed}>
           <legend>People who are not confirmed (no “confirmed” column saying 1)</legend>
           <label className="inline">
-            <input type="radio" name="confirmation" checked={sendConfirmation} onChange={() => setSendConfirmation(true)} /> are sent a
-            confirmation mail when they join the list
+            <input type="radio" name="confirmation" checked={sendConfirmation} onChange={() => setSendConfirmation(true)} /> are sent a confirmation
+            mail when they join the list
           </label>
           <label className="inline">
-            <input type="radio" name="confirmation" checked={!sendConfirmation} onChange={() => setSendConfirmation(false)} /> join
-            without any mail
+            <input type="radio" name="confirmation" checked={!sendConfirmation} onChange={() => setSendConfirmation(false)} /> join without any mail
           </label>
         </fieldset>
         <label className="inline">
-          <input type="checkbox" checked={updateExisting} disabled={busy} onChange={(e) => setUpdateExisting(e.target.checked)} /> Update
-          people who already exist (otherwise they are left as they are)
+          <input type="checkbox" checked={updateExisting} disabled={busy} onChange={(e) => setUpdateExisting(e.target.checked)} /> Update people who
+          already exist (otherwise they are left as they are)
         </label>
         <div>
           <button type="submit" className="button primary" disabled={!file || !hasEmail || busy}>

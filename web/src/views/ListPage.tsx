@@ -135,8 +135,8 @@ export default function ListPage({ id }: { id: number }) {
         }}
       >
         <p>
-          This deletes the list and its <strong>{count.toLocaleString('en')}</strong> {count === 1 ? 'membership' : 'memberships'}. The
-          subscribers themselves stay. This cannot be undone.
+          This deletes the list and its <strong>{count.toLocaleString('en')}</strong> {count === 1 ? 'membership' : 'memberships'}. The subscribers
+          themselves stay. This cannot be undone.
         </p>
       </ConfirmDialog>
       <ConfirmDialog

@@ -17,9 +17,7 @@ export default function Lists() {
     const lists = await unwrap(api.GET('/api/v2/lists', { params: { query: { after_id: after, limit: PAGE } } }));
     const counts = await Promise.all(
       lists.items.map((l) =>
-        unwrap(api.GET('/api/v2/lists/{listId}/subscribers/count', { params: { path: { listId: l.id } } })).then(
-          (c) => c.subscribers_count,
-        ),
+        unwrap(api.GET('/api/v2/lists/{listId}/subscribers/count', { params: { path: { listId: l.id } } })).then((c) => c.subscribers_count),
       ),
     );
     return { ...lists, counts };

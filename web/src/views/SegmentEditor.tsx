@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
-import type { ApiError} from '../api/client';
+import type { ApiError } from '../api/client';
 import { api, unwrap } from '../api/client';
 import type { AttributeDefinition } from '../api/types';
 import { useApi } from '../api/useApi';
@@ -242,7 +242,9 @@ function GroupEditor({
           </button>
         )}
       </div>
-      {group.conditions.length === 0 && <p className="muted">{group.match === 'all' ? 'No conditions: everyone matches.' : 'No conditions: no one matches.'}</p>}
+      {group.conditions.length === 0 && (
+        <p className="muted">{group.match === 'all' ? 'No conditions: everyone matches.' : 'No conditions: no one matches.'}</p>
+      )}
       <ol className="plain stack">
         {group.conditions.map((condition, i) => (
           <li key={i}>
@@ -279,7 +281,12 @@ function GroupEditor({
           <button
             type="button"
             className="button subtle"
-            onClick={() => onChange({ ...group, conditions: [...group.conditions, { type: 'group', match: group.match === 'all' ? 'any' : 'all', conditions: [] }] })}
+            onClick={() =>
+              onChange({
+                ...group,
+                conditions: [...group.conditions, { type: 'group', match: group.match === 'all' ? 'any' : 'all', conditions: [] }],
+              })
+            }
           >
             Add group
           </button>
@@ -320,12 +327,21 @@ function ConditionEditor({
   const days = (field: string, labelText = 'Days') => (
     <label>
       {labelText}
-      <input type="number" min={1} max={36500} value={Number(condition[field] ?? '') || ''} onChange={(e) => patch({ [field]: e.target.value ? Number(e.target.value) : null })} />
+      <input
+        type="number"
+        min={1}
+        max={36500}
+        value={Number(condition[field] ?? '') || ''}
+        onChange={(e) => patch({ [field]: e.target.value ? Number(e.target.value) : null })}
+      />
     </label>
   );
   const campaign = () =>
-    select('Campaign', condition.campaign_id ?? '', [['', 'any campaign'], ...vocabulary.campaigns.map((c): [number, string] => [c.id, c.subject || `Campaign ${c.id}`])], (v) =>
-      patch({ campaign_id: v ? Number(v) : null }),
+    select(
+      'Campaign',
+      condition.campaign_id ?? '',
+      [['', 'any campaign'], ...vocabulary.campaigns.map((c): [number, string] => [c.id, c.subject || `Campaign ${c.id}`])],
+      (v) => patch({ campaign_id: v ? Number(v) : null }),
     );
 
   let fields: ReactNode = null;
@@ -336,11 +352,18 @@ function ConditionEditor({
     const needsValue = !['is_empty', 'is_not_empty', 'is_set', 'is_not_set'].includes(op);
     fields = (
       <>
-        {select('Attribute', condition.attribute_id, vocabulary.attributes.map((a) => [a.id, a.name]), (v) => {
-          const next = vocabulary.attributes.find((a) => a.id === Number(v));
-          onChange({ type: 'attribute', attribute_id: Number(v), op: OPS[familyOf(next?.type)]![0]![0], value: '' });
-        })}
-        {select('Operator', op, OPS[family]!, (v) => patch({ op: v, value: v === 'within_last_days' ? 30 : family === 'options' || family === 'checkboxgroup' ? [] : '' }))}
+        {select(
+          'Attribute',
+          condition.attribute_id,
+          vocabulary.attributes.map((a) => [a.id, a.name]),
+          (v) => {
+            const next = vocabulary.attributes.find((a) => a.id === Number(v));
+            onChange({ type: 'attribute', attribute_id: Number(v), op: OPS[familyOf(next?.type)]![0]![0], value: '' });
+          },
+        )}
+        {select('Operator', op, OPS[family]!, (v) =>
+          patch({ op: v, value: v === 'within_last_days' ? 30 : family === 'options' || family === 'checkboxgroup' ? [] : '' }),
+        )}
         {needsValue &&
           (family === 'options' || family === 'checkboxgroup' ? (
             <fieldset className="inline">
@@ -364,7 +387,11 @@ function ConditionEditor({
           ) : (
             <label>
               Value
-              <input type={family === 'date' ? 'date' : 'text'} value={String(condition.value ?? '')} onChange={(e) => patch({ value: e.target.value })} />
+              <input
+                type={family === 'date' ? 'date' : 'text'}
+                value={String(condition.value ?? '')}
+                onChange={(e) => patch({ value: e.target.value })}
+              />
             </label>
           ))}
       </>
@@ -372,7 +399,18 @@ function ConditionEditor({
   } else if (kind === 'email') {
     fields = (
       <>
-        {select('Operator', condition.op, [['domain_is', 'domain is'], ['domain_is_not', 'domain is not'], ['contains', 'contains'], ['not_contains', 'does not contain'], ['equals', 'is']], (v) => patch({ op: v }))}
+        {select(
+          'Operator',
+          condition.op,
+          [
+            ['domain_is', 'domain is'],
+            ['domain_is_not', 'domain is not'],
+            ['contains', 'contains'],
+            ['not_contains', 'does not contain'],
+            ['equals', 'is'],
+          ],
+          (v) => patch({ op: v }),
+        )}
         <label>
           {String(condition.op).startsWith('domain') ? 'Domain' : 'Text'}
           <input value={String(condition.value ?? '')} onChange={(e) => patch({ value: e.target.value })} />
@@ -380,11 +418,31 @@ function ConditionEditor({
       </>
     );
   } else if (kind === 'confirmed' || kind === 'blacklisted' || kind === 'html_email') {
-    fields = select('Is', condition.value ? 'yes' : 'no', [['yes', 'yes'], ['no', 'no']], (v) => patch({ value: v === 'yes' }));
+    fields = select(
+      'Is',
+      condition.value ? 'yes' : 'no',
+      [
+        ['yes', 'yes'],
+        ['no', 'no'],
+      ],
+      (v) => patch({ value: v === 'yes' }),
+    );
   } else if (kind === 'bounce_count') {
     fields = (
       <>
-        {select('Operator', condition.op, [['gte', 'at least'], ['gt', 'more than'], ['eq', 'exactly'], ['ne', 'not'], ['lt', 'less than'], ['lte', 'at most']], (v) => patch({ op: v }))}
+        {select(
+          'Operator',
+          condition.op,
+          [
+            ['gte', 'at least'],
+            ['gt', 'more than'],
+            ['eq', 'exactly'],
+            ['ne', 'not'],
+            ['lt', 'less than'],
+            ['lte', 'at most'],
+          ],
+          (v) => patch({ op: v }),
+        )}
         <label>
           Bounces
           <input type="number" min={0} value={Number(condition.value ?? 0)} onChange={(e) => patch({ value: Number(e.target.value) })} />
@@ -394,9 +452,21 @@ function ConditionEditor({
   } else if (kind === 'subscribed') {
     fields = (
       <>
-        {select('To', condition.list_id ?? '', [['', 'any list (account created)'], ...vocabulary.lists.map((l): [number, string] => [l.id, l.name])], (v) => patch({ list_id: v ? Number(v) : null }))}
-        {select('When', condition.op, [['within_last_days', 'within the last … days'], ['before', 'before'], ['after', 'after']], (v) =>
-          patch({ op: v, value: v === 'within_last_days' ? 30 : new Date().toISOString().slice(0, 10) }),
+        {select(
+          'To',
+          condition.list_id ?? '',
+          [['', 'any list (account created)'], ...vocabulary.lists.map((l): [number, string] => [l.id, l.name])],
+          (v) => patch({ list_id: v ? Number(v) : null }),
+        )}
+        {select(
+          'When',
+          condition.op,
+          [
+            ['within_last_days', 'within the last … days'],
+            ['before', 'before'],
+            ['after', 'after'],
+          ],
+          (v) => patch({ op: v, value: v === 'within_last_days' ? 30 : new Date().toISOString().slice(0, 10) }),
         )}
         {condition.op === 'within_last_days' ? (
           days('value')
@@ -412,12 +482,24 @@ function ConditionEditor({
     const chosen = Array.isArray(condition.list_ids) ? (condition.list_ids as number[]) : [];
     fields = (
       <>
-        {select('Operator', condition.op, [['member_of', 'is on any of'], ['not_member_of', 'is on none of']], (v) => patch({ op: v }))}
+        {select(
+          'Operator',
+          condition.op,
+          [
+            ['member_of', 'is on any of'],
+            ['not_member_of', 'is on none of'],
+          ],
+          (v) => patch({ op: v }),
+        )}
         <fieldset className="inline">
           <legend>Lists</legend>
           {vocabulary.lists.map((l) => (
             <label key={l.id} className="inline">
-              <input type="checkbox" checked={chosen.includes(l.id)} onChange={(e) => patch({ list_ids: e.target.checked ? [...chosen, l.id] : chosen.filter((x) => x !== l.id) })} />
+              <input
+                type="checkbox"
+                checked={chosen.includes(l.id)}
+                onChange={(e) => patch({ list_ids: e.target.checked ? [...chosen, l.id] : chosen.filter((x) => x !== l.id) })}
+              />
               {l.name}
             </label>
           ))}
@@ -427,8 +509,26 @@ function ConditionEditor({
   } else if (kind === 'engagement' || kind === 'clicked_link' || kind === 'bounced') {
     fields = (
       <>
-        {select('Did', condition.negate ? 'no' : 'yes', [['yes', 'did'], ['no', 'did not']], (v) => patch({ negate: v === 'no' }))}
-        {kind === 'engagement' && select('Action', condition.action, [['opened', 'open'], ['clicked', 'click'], ['sent', 'get sent']], (v) => patch({ action: v }))}
+        {select(
+          'Did',
+          condition.negate ? 'no' : 'yes',
+          [
+            ['yes', 'did'],
+            ['no', 'did not'],
+          ],
+          (v) => patch({ negate: v === 'no' }),
+        )}
+        {kind === 'engagement' &&
+          select(
+            'Action',
+            condition.action,
+            [
+              ['opened', 'open'],
+              ['clicked', 'click'],
+              ['sent', 'get sent'],
+            ],
+            (v) => patch({ action: v }),
+          )}
         {kind === 'clicked_link' && (
           <label>
             Link
@@ -496,7 +596,11 @@ function Preview({ state }: { state: PreviewState }) {
   return (
     <div className="stack">
       <p aria-live="polite" data-testid="segment-count" className="stat-value">
-        {state.status === 'loading' ? 'Counting…' : state.status === 'invalid' ? 'Fix the conditions to count' : `${state.count.toLocaleString()} ${state.count === 1 ? 'subscriber matches' : 'subscribers match'}`}
+        {state.status === 'loading'
+          ? 'Counting…'
+          : state.status === 'invalid'
+            ? 'Fix the conditions to count'
+            : `${state.count.toLocaleString()} ${state.count === 1 ? 'subscriber matches' : 'subscribers match'}`}
       </p>
       {state.status === 'invalid' && (
         <ul className="errors">

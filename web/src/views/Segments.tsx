@@ -32,7 +32,12 @@ export default function Segments() {
       <PagedTable
         state={page}
         after={after}
-        columns={[{ label: 'Name' }, { label: 'Description', hideNarrow: true }, { label: 'Changed', hideNarrow: true }, { label: 'Matching', num: true }]}
+        columns={[
+          { label: 'Name' },
+          { label: 'Description', hideNarrow: true },
+          { label: 'Changed', hideNarrow: true },
+          { label: 'Matching', num: true },
+        ]}
         empty={
           <Empty title="No segments yet">
             <p>A segment picks subscribers by their attributes, lists and what they opened or clicked; send a campaign to it.</p>

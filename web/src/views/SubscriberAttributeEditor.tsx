@@ -54,13 +54,24 @@ export function SubscriberAttributeEditor(props: EditorProps<AttributeDefinition
     if (!ok) return;
     props.onSaved(
       kept.length > 0
-        ? { kind: 'info', text: `Saved. ${kept.map((k) => `“${k}”`).join(', ')} ${kept.length === 1 ? 'is' : 'are'} still chosen by subscribers, so ${kept.length === 1 ? 'it was' : 'they were'} kept: change those subscribers' values first.` }
+        ? {
+            kind: 'info',
+            text: `Saved. ${kept.map((k) => `“${k}”`).join(', ')} ${kept.length === 1 ? 'is' : 'are'} still chosen by subscribers, so ${kept.length === 1 ? 'it was' : 'they were'} kept: change those subscribers' values first.`,
+          }
         : { kind: 'success', text: `“${name}” saved.` },
     );
     props.onClose();
   };
   return (
-    <FormDialog title={d ? `Edit “${d.name}”` : 'New attribute'} open onClose={props.onClose} onSubmit={submit} submitLabel="Save" busy={action.busy} error={action.error}>
+    <FormDialog
+      title={d ? `Edit “${d.name}”` : 'New attribute'}
+      open
+      onClose={props.onClose}
+      onSubmit={submit}
+      submitLabel="Save"
+      busy={action.busy}
+      error={action.error}
+    >
       <NameAndType name={name} setName={setName} type={type} setType={setType} types={allowedTypes} />
       {MULTI.has(type) && (
         <fieldset>
@@ -75,10 +86,21 @@ export function SubscriberAttributeEditor(props: EditorProps<AttributeDefinition
                 <button type="button" className="button subtle" aria-label={`Move ${o.name} up`} disabled={i === 0} onClick={() => moveOption(i, -1)}>
                   ↑
                 </button>
-                <button type="button" className="button subtle" aria-label={`Move ${o.name} down`} disabled={i === options.length - 1} onClick={() => moveOption(i, 1)}>
+                <button
+                  type="button"
+                  className="button subtle"
+                  aria-label={`Move ${o.name} down`}
+                  disabled={i === options.length - 1}
+                  onClick={() => moveOption(i, 1)}
+                >
                   ↓
                 </button>
-                <button type="button" className="button subtle" aria-label={`Remove ${o.name}`} onClick={() => setOptions(options.filter((_, j) => j !== i))}>
+                <button
+                  type="button"
+                  className="button subtle"
+                  aria-label={`Remove ${o.name}`}
+                  onClick={() => setOptions(options.filter((_, j) => j !== i))}
+                >
                   Remove
                 </button>
               </li>

@@ -26,7 +26,10 @@ export default function SubscriberBounces({ subscriberId }: { subscriberId: numb
   const { has_more: hasMore, next_cursor: next, total } = page.data.pagination;
   return (
     <div className="stack">
-      <DataTable testId="subscriber-bounces" columns={[{ label: 'When' }, { label: 'Campaign' }, { label: 'Status' }, { label: 'Diagnosis', hideNarrow: true }]}>
+      <DataTable
+        testId="subscriber-bounces"
+        columns={[{ label: 'When' }, { label: 'Campaign' }, { label: 'Status' }, { label: 'Diagnosis', hideNarrow: true }]}
+      >
         {shown.map((b) => (
           <tr key={b.id}>
             <td>

@@ -48,7 +48,12 @@ export default function SubscriberPage({ id }: { id: number }) {
     <>
       <PageHeader title={s.email} back={{ to: 'subscribers', label: 'Subscribers' }}>
         {s.blacklisted ? (
-          <button type="button" className="button" disabled={action.busy} onClick={() => act('Taken off the blacklist.', () => put({ blacklisted: false }))}>
+          <button
+            type="button"
+            className="button"
+            disabled={action.busy}
+            onClick={() => act('Taken off the blacklist.', () => put({ blacklisted: false }))}
+          >
             Unblacklist
           </button>
         ) : (
@@ -60,7 +65,9 @@ export default function SubscriberPage({ id }: { id: number }) {
           type="button"
           className="button"
           disabled={action.busy || s.bounce_count === 0}
-          onClick={() => act('Bounce count reset.', () => unwrap(api.POST('/api/v2/subscribers/{subscriberId}/reset-bounce-count', { params: { path } })))}
+          onClick={() =>
+            act('Bounce count reset.', () => unwrap(api.POST('/api/v2/subscribers/{subscriberId}/reset-bounce-count', { params: { path } })))
+          }
         >
           Reset bounce count
         </button>
@@ -75,7 +82,13 @@ export default function SubscriberPage({ id }: { id: number }) {
       <div className="section-title">
         <h2>Attributes</h2>
       </div>
-      <Attributes key={s.updated_at ?? ''} subscriberId={id} definitions={definitions} values={values} onSaved={() => (setNotice('Attributes saved.'), data.reload())} />
+      <Attributes
+        key={s.updated_at ?? ''}
+        subscriberId={id}
+        definitions={definitions}
+        values={values}
+        onSaved={() => (setNotice('Attributes saved.'), data.reload())}
+      />
 
       <div className="section-title">
         <h2>Lists</h2>
@@ -158,7 +171,9 @@ function Details({ subscriber: s, onSaved }: { subscriber: Subscriber; onSaved: 
       </div>
       <dl className="facts">
         <dt>Status</dt>
-        <dd><SubscriberStatus confirmed={s.confirmed} blacklisted={s.blacklisted} /></dd>
+        <dd>
+          <SubscriberStatus confirmed={s.confirmed} blacklisted={s.blacklisted} />
+        </dd>
         <dt>Bounces</dt>
         <dd data-testid="bounce-count">{s.bounce_count}</dd>
         <dt>Created</dt>
@@ -209,7 +224,15 @@ function Attributes(props: {
   );
 }
 
-function Memberships({ subscriber: s, lists, onChanged }: { subscriber: Subscriber; lists: { id: number; name: string }[]; onChanged: (m: string) => void }) {
+function Memberships({
+  subscriber: s,
+  lists,
+  onChanged,
+}: {
+  subscriber: Subscriber;
+  lists: { id: number; name: string }[];
+  onChanged: (m: string) => void;
+}) {
   const [joining, setJoining] = useState('');
   const action = useAction();
   const joined = new Set(s.subscribed_lists.map((l) => l.id));
@@ -219,7 +242,12 @@ function Memberships({ subscriber: s, lists, onChanged }: { subscriber: Subscrib
     const list = others.find((l) => String(l.id) === joining);
     if (!list) return;
     const ok = await action.run(async () => {
-      await unwrap(api.POST('/api/v2/lists/{listId}/subscribers', { params: { path: { listId: list.id } }, body: { emails: [s.email], auto_confirm: s.confirmed } }));
+      await unwrap(
+        api.POST('/api/v2/lists/{listId}/subscribers', {
+          params: { path: { listId: list.id } },
+          body: { emails: [s.email], auto_confirm: s.confirmed },
+        }),
+      );
     });
     if (ok) onChanged(`Joined ${list.name}.`);
   };

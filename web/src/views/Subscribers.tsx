@@ -118,8 +118,8 @@ function CreateSubscriber({ open, onClose }: { open: boolean; onClose: () => voi
         <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
       </label>
       <label className="inline">
-        <input type="checkbox" checked={requestConfirmation} onChange={(e) => setRequestConfirmation(e.target.checked)} /> Send a confirmation
-        mail (otherwise confirmed now)
+        <input type="checkbox" checked={requestConfirmation} onChange={(e) => setRequestConfirmation(e.target.checked)} /> Send a confirmation mail
+        (otherwise confirmed now)
       </label>
     </FormDialog>
   );

@@ -42,13 +42,19 @@ export function findLines(html: string, message: string): number[] {
 
 /** What the last save's (or check's) checks said: each problem with the lines it comes from (a click moves the editor there). */
 export function CheckResults({ report, goToLine }: { report: CheckReport; goToLine: (line: number) => void }) {
-  const ran = [report.checks.links && 'links are full URLs', report.checks.images && 'images are full URLs', report.checks.external && 'remote images load'].filter(
-    Boolean,
-  );
+  const ran = [
+    report.checks.links && 'links are full URLs',
+    report.checks.images && 'images are full URLs',
+    report.checks.external && 'remote images load',
+  ].filter(Boolean);
   if (report.ok) {
     return (
       <div className="notice success" role="status" data-testid="check-results">
-        {report.dryRun ? 'The HTML as it is now (not saved yet) follows the rules.' : report.file ? `“${report.file}” uploaded and saved.` : 'Template saved.'}{' '}
+        {report.dryRun
+          ? 'The HTML as it is now (not saved yet) follows the rules.'
+          : report.file
+            ? `“${report.file}” uploaded and saved.`
+            : 'Template saved.'}{' '}
         {ran.length ? `Checks passed: ${ran.join(', ')}.` : 'No checks were chosen.'}
       </div>
     );
@@ -56,7 +62,11 @@ export function CheckResults({ report, goToLine }: { report: CheckReport; goToLi
   return (
     <section className="notice error check-results" role="alert" data-testid="check-results">
       <p className="state-title">
-        {report.dryRun ? 'The checks found, in the HTML as it is now (not saved):' : report.file ? `“${report.file}” was not saved:` : 'The template was not saved:'}
+        {report.dryRun
+          ? 'The checks found, in the HTML as it is now (not saved):'
+          : report.file
+            ? `“${report.file}” was not saved:`
+            : 'The template was not saved:'}
       </p>
       <ul>
         {report.problems.map((p, i) => (

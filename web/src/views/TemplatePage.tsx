@@ -1,5 +1,5 @@
 import { lazy, Suspense, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import type { ApiError} from '../api/client';
+import type { ApiError } from '../api/client';
 import { api, unwrap } from '../api/client';
 import { useApi } from '../api/useApi';
 import { navigate } from '../router';
@@ -14,10 +14,11 @@ import './templates.css';
 const CodeEditor = lazy(() => import('../ui/CodeEditor'));
 
 const SAMPLE_BODY =
-  '<h1>Sample campaign heading</h1><p>This is where each campaign\'s content goes: the template\'s <code>[CONTENT]</code> ' +
+  "<h1>Sample campaign heading</h1><p>This is where each campaign's content goes: the template's <code>[CONTENT]</code> " +
   'placeholder is replaced by it when the campaign is sent.</p><p>A second paragraph, with <a href="https://example.com/">a link</a>, ' +
   'shows how text flows in your design.</p>';
-const STARTER = '<!DOCTYPE html>\n<html>\n<head>\n  <meta charset="utf-8">\n  <title>[SUBJECT]</title>\n</head>\n<body>\n  [CONTENT]\n</body>\n</html>\n';
+const STARTER =
+  '<!DOCTYPE html>\n<html>\n<head>\n  <meta charset="utf-8">\n  <title>[SUBJECT]</title>\n</head>\n<body>\n  [CONTENT]\n</body>\n</html>\n';
 /*
  * The preview runs nothing and fetches nothing from the service: the iframe is sandboxed without any permission
  * (no scripts, a unique origin, no forms), and this policy stops requests to anything but inline data images.
@@ -107,7 +108,12 @@ function TemplateForm({ template }: { template: Template | null }) {
           lines: field === 'content' ? findLines(content, message) : field === 'file' ? findLines(fileText, message) : [],
         })),
       );
-      setReport({ ok: false, checks, file: file?.name ?? null, problems: problems.length ? problems : [{ field: '', message: error.message, lines: [] }] });
+      setReport({
+        ok: false,
+        checks,
+        file: file?.name ?? null,
+        problems: problems.length ? problems : [{ field: '', message: error.message, lines: [] }],
+      });
     } finally {
       setBusy(false);
       if (fileInput.current) fileInput.current.value = '';
@@ -121,7 +127,13 @@ function TemplateForm({ template }: { template: Template | null }) {
     try {
       await unwrap(
         api.POST('/api/v2/templates/check', {
-          body: { content, text: text === '' ? null : text, check_links: checks.links, check_images: checks.images, check_external_images: checks.external },
+          body: {
+            content,
+            text: text === '' ? null : text,
+            check_links: checks.links,
+            check_images: checks.images,
+            check_external_images: checks.external,
+          },
         }),
       );
       setReport({ ok: true, checks, file: null, problems: [], dryRun: true });
@@ -130,7 +142,13 @@ function TemplateForm({ template }: { template: Template | null }) {
       const problems = Object.entries(error.fields).flatMap(([field, messages]) =>
         messages.map((message) => ({ field, message, lines: field === 'content' ? findLines(content, message) : [] })),
       );
-      setReport({ ok: false, checks, file: null, problems: problems.length ? problems : [{ field: '', message: error.message, lines: [] }], dryRun: true });
+      setReport({
+        ok: false,
+        checks,
+        file: null,
+        problems: problems.length ? problems : [{ field: '', message: error.message, lines: [] }],
+        dryRun: true,
+      });
     } finally {
       setBusy(false);
     }
@@ -166,14 +184,16 @@ function TemplateForm({ template }: { template: Template | null }) {
             <legend>Checks (run when saving, or now without saving)</legend>
             <div className="checks">
               <label className="inline">
-                <input type="checkbox" checked={checks.links} onChange={(e) => setChecks({ ...checks, links: e.target.checked })} /> Links are full URLs
+                <input type="checkbox" checked={checks.links} onChange={(e) => setChecks({ ...checks, links: e.target.checked })} /> Links are full
+                URLs
               </label>
               <label className="inline">
-                <input type="checkbox" checked={checks.images} onChange={(e) => setChecks({ ...checks, images: e.target.checked })} /> Images are full URLs
+                <input type="checkbox" checked={checks.images} onChange={(e) => setChecks({ ...checks, images: e.target.checked })} /> Images are full
+                URLs
               </label>
               <label className="inline">
-                <input type="checkbox" checked={checks.external} onChange={(e) => setChecks({ ...checks, external: e.target.checked })} /> Remote images
-                load (asks each image's server)
+                <input type="checkbox" checked={checks.external} onChange={(e) => setChecks({ ...checks, external: e.target.checked })} /> Remote
+                images load (asks each image's server)
               </label>
             </div>
             <button type="button" className="button" disabled={busy} onClick={() => void runChecks()}>
@@ -209,7 +229,14 @@ function TemplateForm({ template }: { template: Template | null }) {
         <div className="template-panes">
           <section className="card stack" aria-label="HTML">
             <Suspense fallback={<Loading label="Opening the editor…" />}>
-              <CodeEditor ref={editor} label="HTML (must contain [CONTENT])" value={content} onChange={setContent} language="html" minHeight="22rem" />
+              <CodeEditor
+                ref={editor}
+                label="HTML (must contain [CONTENT])"
+                value={content}
+                onChange={setContent}
+                language="html"
+                minHeight="22rem"
+              />
             </Suspense>
           </section>
           <section className="card stack" aria-labelledby="preview-title">
@@ -225,7 +252,13 @@ function TemplateForm({ template }: { template: Template | null }) {
         </div>
         <section className="card stack" aria-label="Text version">
           <Suspense fallback={<Loading />}>
-            <CodeEditor label="Text version (optional; must contain [CONTENT] when given)" value={text} onChange={setText} language="text" minHeight="6rem" />
+            <CodeEditor
+              label="Text version (optional; must contain [CONTENT] when given)"
+              value={text}
+              onChange={setText}
+              language="text"
+              minHeight="6rem"
+            />
           </Suspense>
         </section>
         <div className="form-actions">

@@ -33,7 +33,13 @@ export default function Templates() {
       <PagedTable
         state={page}
         after={after}
-        columns={[{ label: 'Title' }, { label: 'Images', num: true }, { label: 'Order', num: true, hideNarrow: true }, { label: 'Text version', hideNarrow: true }, { label: 'Actions', hiddenLabel: true }]}
+        columns={[
+          { label: 'Title' },
+          { label: 'Images', num: true },
+          { label: 'Order', num: true, hideNarrow: true },
+          { label: 'Text version', hideNarrow: true },
+          { label: 'Actions', hiddenLabel: true },
+        ]}
         empty={
           <Empty title="No templates yet">
             <p>A template wraps a campaign's content in your own design: write one, upload an HTML file or start from a built-in one.</p>
@@ -68,7 +74,15 @@ export default function Templates() {
 }
 
 /** Deleting is always allowed by the API; what it means for campaigns that use the template is said first. */
-export function DeleteTemplate({ template, onClose, onDeleted }: { template: Template | null; onClose: () => void; onDeleted: (title: string) => void }) {
+export function DeleteTemplate({
+  template,
+  onClose,
+  onDeleted,
+}: {
+  template: Template | null;
+  onClose: () => void;
+  onDeleted: (title: string) => void;
+}) {
   return (
     <ConfirmDialog
       title="Delete this template?"

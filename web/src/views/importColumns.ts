@@ -1,9 +1,6 @@
 /** What the import does with each column of a CSV header (the rules of docs/api.md, "Import and export"). */
 export type ColumnUse =
-  | { kind: 'field'; label: string }
-  | { kind: 'attribute'; label: string }
-  | { kind: 'never'; label: string }
-  | { kind: 'unknown'; label: string };
+  { kind: 'field'; label: string } | { kind: 'attribute'; label: string } | { kind: 'never'; label: string } | { kind: 'unknown'; label: string };
 
 const FIELDS: Record<string, string> = {
   email: 'E-mail address',

@@ -37,7 +37,10 @@ function upload(campaignId: number, file: File, description: string, onProgress:
 }
 
 export function AttachmentsPanel({ campaignId, editable }: { campaignId: number; editable: boolean }) {
-  const list = useApi(() => unwrap(api.GET('/api/v2/campaigns/{messageId}/attachments', { params: { path: { messageId: campaignId } } })), [campaignId]);
+  const list = useApi(
+    () => unwrap(api.GET('/api/v2/campaigns/{messageId}/attachments', { params: { path: { messageId: campaignId } } })),
+    [campaignId],
+  );
   const [progress, setProgress] = useState<number | null>(null);
   const [message, setMessage] = useState<{ kind: 'success' | 'error'; text: string } | null>(null);
   const [description, setDescription] = useState('');
@@ -65,7 +68,11 @@ export function AttachmentsPanel({ campaignId, editable }: { campaignId: number;
   const remove = async (attachment: Attachment) => {
     setMessage(null);
     try {
-      await unwrap(api.DELETE('/api/v2/campaigns/{messageId}/attachments/{attachmentId}', { params: { path: { messageId: campaignId, attachmentId: attachment.id } } }));
+      await unwrap(
+        api.DELETE('/api/v2/campaigns/{messageId}/attachments/{attachmentId}', {
+          params: { path: { messageId: campaignId, attachmentId: attachment.id } },
+        }),
+      );
       setMessage({ kind: 'success', text: `${attachment.filename} was removed.` });
       list.reload();
     } catch (err) {
@@ -88,7 +95,10 @@ export function AttachmentsPanel({ campaignId, editable }: { campaignId: number;
           {list.data.map((a) => (
             <li key={a.id}>
               <span>
-                <strong>{a.filename}</strong> <span className="muted">{size(a.size)} · {a.mime_type}</span>
+                <strong>{a.filename}</strong>{' '}
+                <span className="muted">
+                  {size(a.size)} · {a.mime_type}
+                </span>
                 {a.description && <span className="muted"> — {a.description}</span>}
               </span>
               {editable && (

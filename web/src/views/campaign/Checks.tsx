@@ -11,7 +11,15 @@ const PART_LABELS: Record<string, string> = {
 };
 
 /** The warnings of GET …/checks; one from the HTML body jumps to its line in the editor. */
-export function ChecksPanel({ checks, onJump, rerun }: { checks: Loadable<{ warnings: CampaignCheck[] }> & { reload: () => void }; onJump: (line: number) => void; rerun: () => void }) {
+export function ChecksPanel({
+  checks,
+  onJump,
+  rerun,
+}: {
+  checks: Loadable<{ warnings: CampaignCheck[] }> & { reload: () => void };
+  onJump: (line: number) => void;
+  rerun: () => void;
+}) {
   return (
     <section className="card stack" aria-labelledby="checks-title" data-testid="checks">
       <div className="section-title">
@@ -39,13 +47,17 @@ export function ChecksPanel({ checks, onJump, rerun }: { checks: Loadable<{ warn
                   <span className="muted">
                     {' '}
                     — {PART_LABELS[w.part] ?? w.part}
-                    {w.line !== null && (w.part === 'body' ? (
-                      <>
-                        , <button type="button" className="link-button" onClick={() => onJump(w.line!)}>line {w.line}</button>
-                      </>
-                    ) : (
-                      `, line ${w.line}`
-                    ))}
+                    {w.line !== null &&
+                      (w.part === 'body' ? (
+                        <>
+                          ,{' '}
+                          <button type="button" className="link-button" onClick={() => onJump(w.line!)}>
+                            line {w.line}
+                          </button>
+                        </>
+                      ) : (
+                        `, line ${w.line}`
+                      ))}
                   </span>
                 )}
               </span>

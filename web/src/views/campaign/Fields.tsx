@@ -30,7 +30,13 @@ export function MessageFields({ form, set, readOnly, templates, editor, onInsert
       <div className="row">
         <label>
           From
-          <input required placeholder="News <news@example.com>" value={form.fromField} readOnly={readOnly} onChange={(e) => set('fromField', e.target.value)} />
+          <input
+            required
+            placeholder="News <news@example.com>"
+            value={form.fromField}
+            readOnly={readOnly}
+            onChange={(e) => set('fromField', e.target.value)}
+          />
         </label>
         <label>
           Reply to (optional)
@@ -45,15 +51,21 @@ export function MessageFields({ form, set, readOnly, templates, editor, onInsert
         <fieldset>
           <legend>Format</legend>
           <label className="inline">
-            <input type="radio" name="format" checked={form.sendFormat === 'html'} disabled={readOnly} onChange={() => set('sendFormat', 'html')} /> HTML with a
-            text part (both)
+            <input type="radio" name="format" checked={form.sendFormat === 'html'} disabled={readOnly} onChange={() => set('sendFormat', 'html')} />{' '}
+            HTML with a text part (both)
           </label>
           <label className="inline">
             <input type="radio" name="format" checked={textOnly} disabled={readOnly} onChange={() => set('sendFormat', 'text')} /> Text only
           </label>
           <label className="inline">
-            <input type="radio" name="format" checked={form.sendFormat === 'invite'} disabled={readOnly} onChange={() => set('sendFormat', 'invite')} /> Invitation
-            (HTML, needs [CONFIRMATIONURL])
+            <input
+              type="radio"
+              name="format"
+              checked={form.sendFormat === 'invite'}
+              disabled={readOnly}
+              onChange={() => set('sendFormat', 'invite')}
+            />{' '}
+            Invitation (HTML, needs [CONFIRMATIONURL])
           </label>
         </fieldset>
         <label>
@@ -85,11 +97,12 @@ export function MessageFields({ form, set, readOnly, templates, editor, onInsert
         <fieldset>
           <legend>Text part</legend>
           <label className="inline">
-            <input type="radio" name="text-part" checked={!form.overrideText} disabled={readOnly} onChange={() => set('overrideText', false)} /> Generated from the
-            HTML when sending
+            <input type="radio" name="text-part" checked={!form.overrideText} disabled={readOnly} onChange={() => set('overrideText', false)} />{' '}
+            Generated from the HTML when sending
           </label>
           <label className="inline">
-            <input type="radio" name="text-part" checked={form.overrideText} disabled={readOnly} onChange={() => set('overrideText', true)} /> Written here
+            <input type="radio" name="text-part" checked={form.overrideText} disabled={readOnly} onChange={() => set('overrideText', true)} /> Written
+            here
           </label>
           {form.overrideText && (
             <label>
@@ -137,7 +150,8 @@ export function AudienceFields({
             {lists.map((l) => (
               <li key={l.id}>
                 <label className="inline">
-                  <input type="checkbox" checked={form.listIds.includes(l.id)} disabled={readOnly} onChange={(e) => toggle(l.id, e.target.checked)} /> {l.name}
+                  <input type="checkbox" checked={form.listIds.includes(l.id)} disabled={readOnly} onChange={(e) => toggle(l.id, e.target.checked)} />{' '}
+                  {l.name}
                 </label>
               </li>
             ))}
@@ -154,13 +168,37 @@ export function AudienceFields({
           <input type="datetime-local" required value={form.embargo} readOnly={readOnly} onChange={(e) => set('embargo', e.target.value)} />
         </label>
       )}
-      <Interval label="Repeat" value={form.repeatInterval} until={form.repeatUntil} readOnly={readOnly} zone={zone} onValue={(v) => set('repeatInterval', v)} onUntil={(v) => set('repeatUntil', v)} />
-      <Interval label="Requeue (resend to new subscribers)" value={form.requeueInterval} until={form.requeueUntil} readOnly={readOnly} zone={zone} onValue={(v) => set('requeueInterval', v)} onUntil={(v) => set('requeueUntil', v)} />
+      <Interval
+        label="Repeat"
+        value={form.repeatInterval}
+        until={form.repeatUntil}
+        readOnly={readOnly}
+        zone={zone}
+        onValue={(v) => set('repeatInterval', v)}
+        onUntil={(v) => set('repeatUntil', v)}
+      />
+      <Interval
+        label="Requeue (resend to new subscribers)"
+        value={form.requeueInterval}
+        until={form.requeueUntil}
+        readOnly={readOnly}
+        zone={zone}
+        onValue={(v) => set('requeueInterval', v)}
+        onUntil={(v) => set('requeueUntil', v)}
+      />
     </section>
   );
 }
 
-function Interval(props: { label: string; value: number; until: string; readOnly: boolean; zone: string; onValue: (v: number) => void; onUntil: (v: string) => void }) {
+function Interval(props: {
+  label: string;
+  value: number;
+  until: string;
+  readOnly: boolean;
+  zone: string;
+  onValue: (v: number) => void;
+  onUntil: (v: string) => void;
+}) {
   const known = INTERVALS.some((i) => i.minutes === props.value);
   return (
     <div className="row">
@@ -186,7 +224,17 @@ function Interval(props: { label: string; value: number; until: string; readOnly
 }
 
 /** The segment (`user_selection: segment:<id>`): narrowing the chosen lists, or the whole audience without them. */
-function SegmentField({ form, set, readOnly, segments }: { form: CampaignForm; set: Set; readOnly: boolean; segments: { id: number; name: string }[] | string }) {
+function SegmentField({
+  form,
+  set,
+  readOnly,
+  segments,
+}: {
+  form: CampaignForm;
+  set: Set;
+  readOnly: boolean;
+  segments: { id: number; name: string }[] | string;
+}) {
   const chosen = segmentOf(form.userSelection);
   // Text a phpList client wrote there is not a segment; it is kept unless a segment is chosen instead.
   const other = chosen === null && form.userSelection.trim() !== '' ? form.userSelection : null;

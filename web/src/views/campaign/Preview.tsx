@@ -129,7 +129,9 @@ export function PreviewPanel({ campaignId, version }: { campaignId: number; vers
             )}
             <div className="preview-text">
               <h3>Text part</h3>
-              <pre data-testid="preview-text" tabIndex={0}>{preview.text}</pre>
+              <pre data-testid="preview-text" tabIndex={0}>
+                {preview.text}
+              </pre>
             </div>
           </div>
         </>

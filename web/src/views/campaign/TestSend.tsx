@@ -22,7 +22,14 @@ export function TestSendPanel({ campaignId, dirty }: { campaignId: number; dirty
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const emails = [...new Set(text.split(/[\s,;]+/).map((e) => e.trim()).filter(Boolean))];
+    const emails = [
+      ...new Set(
+        text
+          .split(/[\s,;]+/)
+          .map((e) => e.trim())
+          .filter(Boolean),
+      ),
+    ];
     if (emails.length === 0) return;
     if (emails.length > MAX) {
       setError(`At most ${MAX} addresses at a time.`);
