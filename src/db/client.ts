@@ -19,6 +19,9 @@ export type Executor = Pick<Db, 'select' | 'insert' | 'update' | 'delete' | 'exe
 /** A JS array as one array parameter of `type` (drizzle would otherwise expand it into a list of parameters). */
 export const sqlArray = (values: readonly unknown[], type: string): SQL => sql`${sql.param(values)}::${sql.raw(type)}[]`;
 
+/** One column of a batch as a typed array parameter, for `unnest(…)`: `sqlColumn(rows, 'integer', (r) => r.campaignId)`. */
+export const sqlColumn = <T>(rows: readonly T[], type: string, pick: (row: T) => unknown): SQL => sqlArray(rows.map(pick), type);
+
 /**
  * The one way to run raw SQL that answers rows, for what Drizzle's builder cannot say (routines, `for update skip
  * locked`, CTEs, `unnest` of arrays…); everything else uses the builder. It lives in repositories only, and the query

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { queryRows, type Executor, sqlArray } from '../db/client.js';
+import { queryRows, type Executor, sqlArray, sqlColumn } from '../db/client.js';
 
 /*
  * The delivery ledger's hot statements: claiming batches under a lease, recording outcomes, handing rows back.
@@ -141,35 +141,13 @@ export async function recordOutcomes(
   failureTail: number,
   hadSuccess: boolean,
 ): Promise<RecordedBatch> {
-  const column = <T>(pick: (o: Outcome) => T) => outcomes.map(pick);
   const [row] = await queryRows<{ sent: number; failed: number; skipped: number; retried: number; run: number }>(
     db,
     sql`with v as (
-          select * from unnest(${sqlArray(
-            column((o) => o.id),
-            'bigint',
-          )}, ${sqlArray(
-            column((o) => o.status),
-            'text',
-          )},
-            ${sqlArray(
-              column((o) => o.attempts),
-              'int',
-            )}, ${sqlArray(
-              column((o) => o.response),
-              'text',
-            )},
-            ${sqlArray(
-              column((o) => o.format),
-              'text',
-            )}, ${sqlArray(
-              column((o) => o.messageId),
-              'text',
-            )},
-            ${sqlArray(
-              column((o) => o.nextAttemptAt?.toISOString() ?? null),
-              'timestamptz',
-            )})
+          select * from unnest(${sqlColumn(outcomes, 'bigint', (o) => o.id)}, ${sqlColumn(outcomes, 'text', (o) => o.status)},
+            ${sqlColumn(outcomes, 'int', (o) => o.attempts)}, ${sqlColumn(outcomes, 'text', (o) => o.response)},
+            ${sqlColumn(outcomes, 'text', (o) => o.format)}, ${sqlColumn(outcomes, 'text', (o) => o.messageId)},
+            ${sqlColumn(outcomes, 'timestamptz', (o) => o.nextAttemptAt?.toISOString() ?? null)})
             as v(id, status, attempts, response, format, message_id, next_attempt_at)
         ),
         done as (

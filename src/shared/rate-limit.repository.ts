@@ -1,5 +1,5 @@
 import { and, eq, like, lt, or, sql } from 'drizzle-orm';
-import { queryRows, sqlArray, type Executor } from '../db/client.js';
+import { queryRows, sqlColumn, type Executor } from '../db/client.js';
 import { bool, int, num, text, timestamp, type Row } from '../db/row.js';
 import { sendRateWindows } from '../db/schema/index.js';
 
@@ -30,20 +30,8 @@ export async function takeTokens(db: Executor, wants: readonly Want[]): Promise<
   if (wants.length === 0) return new Map();
   const grants = await queryRows(
     db,
-    sql`select * from send_rate_take(${sqlArray(
-      wants.map((w) => w.key),
-      'text',
-    )}, ${sqlArray(
-      wants.map((w) => w.windowSeconds),
-      'int',
-    )},
-          ${sqlArray(
-            wants.map((w) => w.want),
-            'int',
-          )}, ${sqlArray(
-            wants.map((w) => w.limit),
-            'int',
-          )})`,
+    sql`select * from send_rate_take(${sqlColumn(wants, 'text', (w) => w.key)}, ${sqlColumn(wants, 'int', (w) => w.windowSeconds)},
+          ${sqlColumn(wants, 'int', (w) => w.want)}, ${sqlColumn(wants, 'int', (w) => w.limit)})`,
     toGrant,
   );
   return new Map(grants.map((g) => [g.key, g]));

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Executor, sqlArray } from '../db/client.js';
+import { queryRows, type Executor, sqlArray, sqlColumn } from '../db/client.js';
 import type { ClickEvent, OpenEvent } from './tracking-event.js';
 
 /*
@@ -9,11 +9,7 @@ import type { ClickEvent, OpenEvent } from './tracking-event.js';
  * the insert; the statements only fetch what it needs and store what it decided.
  */
 
-const times = (values: readonly Date[]) =>
-  sqlArray(
-    values.map((d) => d.toISOString()),
-    'timestamptz',
-  );
+const times = (values: readonly Date[]) => sqlColumn(values, 'timestamptz', (d) => d.toISOString());
 
 export interface MatchedEvent {
   /** 1-based position of the event in the batch. */
@@ -51,13 +47,7 @@ export async function matchOpens(tx: Executor, opens: readonly OpenEvent[]): Pro
   return queryRows<MatchedEvent>(
     tx,
     sql`select ${matchedColumns}, s.id as subscriber_id
-        from unnest(${sqlArray(
-          opens.map((o) => o.uid),
-          'text',
-        )}, ${sqlArray(
-          opens.map((o) => o.campaignId),
-          'integer',
-        )})
+        from unnest(${sqlColumn(opens, 'text', (o) => o.uid)}, ${sqlColumn(opens, 'integer', (o) => o.campaignId)})
           with ordinality as i(uid, campaign_id, ord)
         cross join lateral (select id from subscribers where unique_id = i.uid limit 1) s
         ${deliveryOf(sql`i.campaign_id`, sql`s.id`)}
@@ -70,17 +60,8 @@ export async function matchClicks(tx: Executor, clicks: readonly ClickEvent[]): 
   return queryRows<MatchedEvent>(
     tx,
     sql`select ${matchedColumns}, i.subscriber_id
-        from unnest(${sqlArray(
-          clicks.map((c) => c.linkId),
-          'integer',
-        )}, ${sqlArray(
-          clicks.map((c) => c.campaignId),
-          'integer',
-        )},
-          ${sqlArray(
-            clicks.map((c) => c.subscriberId),
-            'integer',
-          )}) with ordinality as i(link_id, campaign_id, subscriber_id, ord)
+        from unnest(${sqlColumn(clicks, 'integer', (c) => c.linkId)}, ${sqlColumn(clicks, 'integer', (c) => c.campaignId)},
+          ${sqlColumn(clicks, 'integer', (c) => c.subscriberId)}) with ordinality as i(link_id, campaign_id, subscriber_id, ord)
         cross join lateral (select 1 from links where id = i.link_id and campaign_id = i.campaign_id limit 1) l
         ${deliveryOf(sql`i.campaign_id`, sql`i.subscriber_id`)}
         order by i.ord`,
@@ -99,13 +80,7 @@ export async function storedClicksNear(tx: Executor, clicks: readonly ClickEvent
   const rows = await queryRows<{ link_id: number; campaign_id: number; subscriber_id: number; clicked_at: Date | string }>(
     tx,
     sql`select distinct c.link_id, c.campaign_id, c.subscriber_id, c.clicked_at
-        from unnest(${sqlArray(
-          clicks.map((c) => c.campaignId),
-          'integer',
-        )}, ${sqlArray(
-          clicks.map((c) => c.subscriberId),
-          'integer',
-        )},
+        from unnest(${sqlColumn(clicks, 'integer', (c) => c.campaignId)}, ${sqlColumn(clicks, 'integer', (c) => c.subscriberId)},
           ${times(clicks.map((c) => c.at))}) as i(campaign_id, subscriber_id, clicked_at)
         join clicks c on c.subscriber_id = i.subscriber_id and c.campaign_id = i.campaign_id
           and c.clicked_at between i.clicked_at - ${marginMs}::int * interval '1 millisecond'
@@ -129,27 +104,9 @@ export async function insertOpens(tx: Executor, rows: readonly OpenRow[]): Promi
   await tx.execute(sql`
     insert into opens (campaign_id, subscriber_id, opened_at, ip, user_agent, referer, machine, machine_reason)
     select campaign_id, subscriber_id, opened_at, ip, user_agent, referer, reason is not null, reason
-    from unnest(${sqlArray(
-      rows.map((r) => r.campaignId),
-      'integer',
-    )}, ${sqlArray(
-      rows.map((r) => r.subscriberId),
-      'integer',
-    )},
-      ${times(rows.map((r) => r.at))}, ${sqlArray(
-        rows.map((r) => r.ip),
-        'text',
-      )}, ${sqlArray(
-        rows.map((r) => r.userAgent),
-        'text',
-      )},
-      ${sqlArray(
-        rows.map((r) => r.referer),
-        'text',
-      )}, ${sqlArray(
-        rows.map((r) => r.machineReason),
-        'text',
-      )})
+    from unnest(${sqlColumn(rows, 'integer', (r) => r.campaignId)}, ${sqlColumn(rows, 'integer', (r) => r.subscriberId)},
+      ${times(rows.map((r) => r.at))}, ${sqlColumn(rows, 'text', (r) => r.ip)}, ${sqlColumn(rows, 'text', (r) => r.userAgent)},
+      ${sqlColumn(rows, 'text', (r) => r.referer)}, ${sqlColumn(rows, 'text', (r) => r.machineReason)})
       with ordinality as t(campaign_id, subscriber_id, opened_at, ip, user_agent, referer, reason, ord)
     order by ord`);
 }
@@ -169,31 +126,10 @@ export async function insertClicks(tx: Executor, rows: readonly ClickRow[]): Pro
   await tx.execute(sql`
     insert into clicks (link_id, campaign_id, subscriber_id, clicked_at, ip, user_agent, referer, machine, machine_reason)
     select link_id, campaign_id, subscriber_id, clicked_at, ip, user_agent, referer, reason is not null, reason
-    from unnest(${sqlArray(
-      rows.map((r) => r.linkId),
-      'integer',
-    )}, ${sqlArray(
-      rows.map((r) => r.campaignId),
-      'integer',
-    )},
-      ${sqlArray(
-        rows.map((r) => r.subscriberId),
-        'integer',
-      )}, ${times(rows.map((r) => r.at))},
-      ${sqlArray(
-        rows.map((r) => r.ip),
-        'text',
-      )}, ${sqlArray(
-        rows.map((r) => r.userAgent),
-        'text',
-      )},
-      ${sqlArray(
-        rows.map((r) => r.referer),
-        'text',
-      )}, ${sqlArray(
-        rows.map((r) => r.machineReason),
-        'text',
-      )})
+    from unnest(${sqlColumn(rows, 'integer', (r) => r.linkId)}, ${sqlColumn(rows, 'integer', (r) => r.campaignId)},
+      ${sqlColumn(rows, 'integer', (r) => r.subscriberId)}, ${times(rows.map((r) => r.at))},
+      ${sqlColumn(rows, 'text', (r) => r.ip)}, ${sqlColumn(rows, 'text', (r) => r.userAgent)},
+      ${sqlColumn(rows, 'text', (r) => r.referer)}, ${sqlColumn(rows, 'text', (r) => r.machineReason)})
       with ordinality as t(link_id, campaign_id, subscriber_id, clicked_at, ip, user_agent, referer, reason, ord)
     order by ord`);
 }
@@ -221,21 +157,14 @@ export interface NewFirsts {
  */
 export async function updateDeliveryFirsts(tx: Executor, rows: readonly DeliveryFirsts[]): Promise<NewFirsts[]> {
   const sorted = [...rows].sort((a, b) => a.id - b.id);
-  const optionalTimes = (values: (Date | null)[]) =>
-    sqlArray(
-      values.map((d) => d?.toISOString() ?? null),
-      'timestamptz',
-    );
+  const optionalTimes = (values: (Date | null)[]) => sqlColumn(values, 'timestamptz', (d) => d?.toISOString() ?? null);
   return queryRows<NewFirsts>(
     tx,
     sql`update deliveries d set
           first_opened_at = coalesce(d.first_opened_at, u.first_opened_at),
           first_human_opened_at = coalesce(d.first_human_opened_at, u.first_human_opened_at),
           first_clicked_at = coalesce(d.first_clicked_at, u.first_clicked_at)
-        from unnest(${sqlArray(
-          sorted.map((r) => r.id),
-          'bigint',
-        )}, ${optionalTimes(sorted.map((r) => r.firstOpenedAt))},
+        from unnest(${sqlColumn(sorted, 'bigint', (r) => r.id)}, ${optionalTimes(sorted.map((r) => r.firstOpenedAt))},
           ${optionalTimes(sorted.map((r) => r.firstHumanOpenedAt))}, ${optionalTimes(sorted.map((r) => r.firstClickedAt))})
           as u(id, first_opened_at, first_human_opened_at, first_clicked_at)
         where d.id = u.id
@@ -266,13 +195,7 @@ export async function addLinkClicks(
   await tx.execute(sql`
     with firsts as (
       insert into link_clickers (link_id, subscriber_id, first_clicked_at)
-      select * from unnest(${sqlArray(
-        clickers.map((c) => c.linkId),
-        'integer',
-      )}, ${sqlArray(
-        clickers.map((c) => c.subscriberId),
-        'integer',
-      )},
+      select * from unnest(${sqlColumn(clickers, 'integer', (c) => c.linkId)}, ${sqlColumn(clickers, 'integer', (c) => c.subscriberId)},
         ${times(clickers.map((c) => c.at))})
       order by 1, 2
       on conflict do nothing
@@ -281,13 +204,7 @@ export async function addLinkClicks(
       select link_id, count(*) as n from firsts group by link_id
     )
     update links l set clicks = l.clicks + t.clicks, unique_clicks = l.unique_clicks + coalesce(f.n, 0)
-    from unnest(${sqlArray(
-      perLink.map((l) => l.linkId),
-      'integer',
-    )}, ${sqlArray(
-      perLink.map((l) => l.clicks),
-      'integer',
-    )}) as t(link_id, clicks)
+    from unnest(${sqlColumn(perLink, 'integer', (l) => l.linkId)}, ${sqlColumn(perLink, 'integer', (l) => l.clicks)}) as t(link_id, clicks)
     left join new_clickers f on f.link_id = t.link_id
     where l.id = t.link_id`);
 }
@@ -306,10 +223,7 @@ export interface CampaignTally {
 /** Adds the batch's figures to each campaign's counters row (created on first use) and to phpList's `views`. */
 export async function addCampaignTallies(tx: Executor, tallies: readonly CampaignTally[]): Promise<void> {
   const column = (pick: (t: CampaignTally) => number) => sqlArray(tallies.map(pick), 'bigint');
-  const ids = sqlArray(
-    tallies.map((t) => t.campaignId),
-    'integer',
-  );
+  const ids = sqlColumn(tallies, 'integer', (t) => t.campaignId);
   await tx.execute(sql`
     insert into campaign_counters as c
       (campaign_id, opens, unique_opens, human_opens, unique_human_opens, clicks, unique_clicks, human_clicks)
@@ -331,13 +245,7 @@ export async function addCampaignTallies(tx: Executor, tallies: readonly Campaig
   // phpList's message `views`: every open counts (reference §7.4).
   await tx.execute(sql`
     update campaigns c set views = c.views + v.n
-    from unnest(${sqlArray(
-      viewed.map((t) => t.campaignId),
-      'integer',
-    )}, ${sqlArray(
-      viewed.map((t) => t.opens),
-      'integer',
-    )}) as v(id, n)
+    from unnest(${sqlColumn(viewed, 'integer', (t) => t.campaignId)}, ${sqlColumn(viewed, 'integer', (t) => t.opens)}) as v(id, n)
     where c.id = v.id`);
 }
 
@@ -355,10 +263,7 @@ export async function addHourlyTallies(tx: Executor, tallies: readonly HourTally
   const column = (pick: (t: HourTally) => number) => sqlArray(tallies.map(pick), 'bigint');
   await tx.execute(sql`
     insert into campaign_hourly_events as h (campaign_id, hour, opens, human_opens, clicks, human_clicks)
-    select * from unnest(${sqlArray(
-      tallies.map((t) => t.campaignId),
-      'integer',
-    )}, ${times(tallies.map((t) => t.hour))},
+    select * from unnest(${sqlColumn(tallies, 'integer', (t) => t.campaignId)}, ${times(tallies.map((t) => t.hour))},
       ${column((t) => t.opens)}, ${column((t) => t.humanOpens)}, ${column((t) => t.clicks)}, ${column((t) => t.humanClicks)})
     order by 1, 2
     on conflict (campaign_id, hour) do update set
