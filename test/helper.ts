@@ -40,8 +40,11 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
   const testDb = await openTestDatabase();
   const smtp = await startSmtpSink();
   const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-test-'));
+  // Load shedding off (PGLITE_MAX_WAIT_MS 0): these tests assert answers, and on a loaded machine a statement of the
+  // embedded database can wait past the 2 s default, turning the answer under test into a 503. test/overload.test.ts
+  // starts its own service to test the shedding.
   const config = loadConfig(
-    { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', DATA_DIR: dataDir, SMTP_URL: smtp.url, SEND_WORKER: 'off' },
+    { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', DATA_DIR: dataDir, SMTP_URL: smtp.url, SEND_WORKER: 'off', PGLITE_MAX_WAIT_MS: '0' },
     overrides,
   );
   const app = await buildApp({ config, database: testDb.database, migrate: false });
