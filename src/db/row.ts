@@ -60,3 +60,14 @@ export function timestamp(row: Row, column: string): Date {
 export function timestampOrNull(row: Row, column: string): Date | null {
   return row[column] === null ? null : timestamp(row, column);
 }
+
+/**
+ * A json column holding an array of objects (a `json_agg` of `json_build_object`s), each to be read with the readers
+ * above. The drivers parse json; text is parsed here in case a connection keeps it as text.
+ */
+export function jsonRows(row: Row, column: string): Row[] {
+  const raw = row[column];
+  const value: unknown = typeof raw === 'string' ? JSON.parse(raw) : raw;
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'object' && item !== null)) throw wrong(column, 'a json array of objects', raw);
+  return value;
+}

@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db/client.js';
+import { bool, int, text, textOrNull, timestamp, type Row } from '../db/row.js';
 
 export interface ExportFilter {
   listId: number | null;
@@ -14,15 +15,38 @@ export interface ExportRow {
   email: string;
   confirmed: boolean;
   blacklisted: boolean;
-  bounce_count: number;
-  created_at: Date | string;
-  updated_at: Date | string;
-  unique_id: string;
-  html_email: boolean;
+  bounceCount: number;
+  createdAt: Date;
+  updatedAt: Date;
+  uniqueId: string;
+  htmlEmail: boolean;
   disabled: boolean;
-  extra_data: string | null;
-  foreign_key: string | null;
+  extraData: string | null;
+  foreignKey: string | null;
+  /** Whether the subscriber passes the filter (see exportBatch). */
   wanted: boolean;
+}
+
+const toExportRow = (row: Row): ExportRow => ({
+  id: int(row, 'id'),
+  email: text(row, 'email'),
+  confirmed: bool(row, 'confirmed'),
+  blacklisted: bool(row, 'blacklisted'),
+  bounceCount: int(row, 'bounce_count'),
+  createdAt: timestamp(row, 'created_at'),
+  updatedAt: timestamp(row, 'updated_at'),
+  uniqueId: text(row, 'unique_id'),
+  htmlEmail: bool(row, 'html_email'),
+  disabled: bool(row, 'disabled'),
+  extraData: textOrNull(row, 'extra_data'),
+  foreignKey: textOrNull(row, 'foreign_key'),
+  wanted: bool(row, 'wanted'),
+});
+
+export interface AttributeValue {
+  subscriberId: number;
+  definitionId: number;
+  value: string | null;
 }
 
 /**
@@ -45,7 +69,7 @@ export async function exportBatch(db: Executor, filter: ExportFilter, afterId: n
   const columns = sql`s.id, s.email, s.confirmed, s.blacklisted, s.bounce_count, s.created_at, s.updated_at, s.unique_id,
     s.html_email, s.disabled, s.extra_data, s.foreign_key, coalesce(${wanted}, false) as wanted`;
   if (filter.listId !== null) {
-    return queryRows<ExportRow>(
+    return queryRows(
       db,
       sql`select ${columns}
           from (select subscriber_id, created_at from subscriptions
@@ -53,22 +77,19 @@ export async function exportBatch(db: Executor, filter: ExportFilter, afterId: n
                 order by subscriber_id limit ${limit}) m
           join subscribers s on s.id = m.subscriber_id and s.id > ${afterId}
           order by s.id`,
+      toExportRow,
     );
   }
-  return queryRows<ExportRow>(db, sql`select ${columns} from subscribers s where s.id > ${afterId} order by s.id limit ${limit}`);
+  return queryRows(db, sql`select ${columns} from subscribers s where s.id > ${afterId} order by s.id limit ${limit}`, toExportRow);
 }
 
 /** The values of these definitions for subscribers in [firstId, lastId] (the batch's range, one primary-key scan). */
-export async function attributeValues(
-  db: Executor,
-  firstId: number,
-  lastId: number,
-  definitionIds: number[],
-): Promise<{ subscriber_id: number; definition_id: number; value: string | null }[]> {
+export async function attributeValues(db: Executor, firstId: number, lastId: number, definitionIds: number[]): Promise<AttributeValue[]> {
   return queryRows(
     db,
     sql`select subscriber_id, definition_id, value from subscriber_attribute_values
         where subscriber_id between ${firstId} and ${lastId}
           and definition_id = any(${sql.param(definitionIds)}::integer[])`,
+    (row) => ({ subscriberId: int(row, 'subscriber_id'), definitionId: int(row, 'definition_id'), value: textOrNull(row, 'value') }),
   );
 }

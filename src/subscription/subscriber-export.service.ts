@@ -14,7 +14,6 @@ export const EXPORT_BATCH_SIZE = 2000;
 
 type Field = (row: repo.ExportRow) => string;
 const flag = (value: boolean) => (value ? '1' : '0');
-const date = (value: Date | string) => toAtom(value instanceof Date ? value : new Date(value));
 
 /** Subscriber fields by every name phpList or we use for them (camelCase and snake_case). */
 const FIELDS: Record<string, Field> = {
@@ -22,16 +21,16 @@ const FIELDS: Record<string, Field> = {
   email: (r) => r.email,
   confirmed: (r) => flag(r.confirmed),
   blacklisted: (r) => flag(r.blacklisted),
-  bouncecount: (r) => String(r.bounce_count),
-  createdat: (r) => date(r.created_at),
-  updatedat: (r) => date(r.updated_at),
-  uniqueid: (r) => r.unique_id,
-  htmlemail: (r) => flag(r.html_email),
+  bouncecount: (r) => String(r.bounceCount),
+  createdat: (r) => toAtom(r.createdAt),
+  updatedat: (r) => toAtom(r.updatedAt),
+  uniqueid: (r) => r.uniqueId,
+  htmlemail: (r) => flag(r.htmlEmail),
   // phpList's column, not stored here: always empty.
   rssfrequency: () => '',
   disabled: (r) => flag(r.disabled),
-  extradata: (r) => r.extra_data ?? '',
-  foreignkey: (r) => r.foreign_key ?? '',
+  extradata: (r) => r.extraData ?? '',
+  foreignkey: (r) => r.foreignKey ?? '',
 };
 
 type Column = { kind: 'field'; read: Field } | { kind: 'attribute'; definition: DefinitionWithOptions };
@@ -114,7 +113,7 @@ export async function exportSubscribers(ctx: AppContext, request: ExportRequest)
       const values = new Map<string, string | null>();
       if (attributeIds.length > 0) {
         for (const v of await repo.attributeValues(ctx.db, first, last, attributeIds)) {
-          values.set(`${v.subscriber_id}:${v.definition_id}`, v.value);
+          values.set(`${v.subscriberId}:${v.definitionId}`, v.value);
         }
       }
       const records = rows

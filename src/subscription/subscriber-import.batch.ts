@@ -30,7 +30,7 @@ export interface BatchTally {
   reject(error: string | null): void;
 }
 
-/** Each flag: its import column, and its name in history lines and in the existing row. */
+/** Each flag (its import column and its field in the existing subscriber), and its name in history lines. */
 const FLAG_FIELDS: [Flag, 'confirmed' | 'blacklisted' | 'html_email' | 'disabled'][] = [
   ['confirmed', 'confirmed'],
   ['blacklisted', 'blacklisted'],
@@ -154,7 +154,7 @@ export async function writeBatch(tx: Executor, given: ImportRow[], options: Batc
  */
 function targetFinder(existing: repo.ExistingSubscriber[]): (row: ImportRow) => repo.ExistingSubscriber | 'conflict' | undefined {
   const byEmail = new Map(existing.map((s) => [s.email.toLowerCase(), s]));
-  const byForeignKey = new Map(existing.filter((s) => s.foreign_key !== null).map((s) => [s.foreign_key!, s]));
+  const byForeignKey = new Map(existing.filter((s) => s.foreignKey !== null).map((s) => [s.foreignKey!, s]));
   return (row) => {
     const sameEmail = byEmail.get(row.email);
     const sameKey = row.foreignKey !== undefined ? byForeignKey.get(row.foreignKey) : undefined;
@@ -216,11 +216,11 @@ function changesTo(target: repo.ExistingSubscriber, row: ImportRow): { emailChan
     let value = row.flags[flag];
     if (value === undefined) return null;
     if (flag === 'blacklisted' && !value) value = target.blacklisted; // an import never lifts a blacklisting
-    if (value !== target[field]) lines.push(`${field} = ${String(value)} *changed* from ${String(target[field])}`);
+    if (value !== target[flag]) lines.push(`${field} = ${String(value)} *changed* from ${String(target[flag])}`);
     return value;
   });
-  if (row.extraData !== undefined && row.extraData !== (target.extra_data ?? '')) lines.push('extra_data *changed*');
-  if (row.foreignKey !== undefined && row.foreignKey !== target.foreign_key) lines.push('foreign_key *changed*');
+  if (row.extraData !== undefined && row.extraData !== (target.extraData ?? '')) lines.push('extra_data *changed*');
+  if (row.foreignKey !== undefined && row.foreignKey !== target.foreignKey) lines.push('foreign_key *changed*');
   if (row.attributeNames.length > 0) lines.push(`attributes set: ${row.attributeNames.join(', ')}`);
   return {
     emailChanged,

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Executor, sqlArray } from '../db/client.js';
+import { bool, int, text, textOrNull, type Row } from '../db/row.js';
 
 /*
  * The import's bulk statements. Each takes whole columns as arrays and unnests them, so a batch of thousands of
@@ -9,32 +10,43 @@ import { queryRows, type Executor, sqlArray } from '../db/client.js';
 export interface ExistingSubscriber {
   id: number;
   email: string;
-  foreign_key: string | null;
+  foreignKey: string | null;
   confirmed: boolean;
   blacklisted: boolean;
-  html_email: boolean;
+  htmlEmail: boolean;
   disabled: boolean;
-  extra_data: string | null;
+  extraData: string | null;
 }
+
+const toExisting = (row: Row): ExistingSubscriber => ({
+  id: int(row, 'id'),
+  email: text(row, 'email'),
+  foreignKey: textOrNull(row, 'foreign_key'),
+  confirmed: bool(row, 'confirmed'),
+  blacklisted: bool(row, 'blacklisted'),
+  htmlEmail: bool(row, 'html_email'),
+  disabled: bool(row, 'disabled'),
+  extraData: textOrNull(row, 'extra_data'),
+});
 
 /** Subscribers with any of these (lower-cased) addresses or foreign keys, each index used for its own half. */
 export async function findExisting(db: Executor, emails: string[], foreignKeys: string[]): Promise<ExistingSubscriber[]> {
   const columns = sql`id, email, foreign_key, confirmed, blacklisted, html_email, disabled, extra_data`;
   const byEmail = sql`select ${columns} from subscribers where lower(email) = any(${sqlArray(emails, 'text')})`;
-  if (foreignKeys.length === 0) return queryRows<ExistingSubscriber>(db, byEmail);
-  return queryRows<ExistingSubscriber>(
+  if (foreignKeys.length === 0) return queryRows(db, byEmail, toExisting);
+  return queryRows(
     db,
     sql`${byEmail} union select ${columns} from subscribers where foreign_key = any(${sqlArray(foreignKeys, 'text')})`,
+    toExisting,
   );
 }
 
 /** The lower-cased addresses among these that are in the blacklist table. */
 export async function blacklistedEmails(db: Executor, emails: string[]): Promise<Set<string>> {
-  const rows = await queryRows<{ email: string }>(
-    db,
-    sql`select lower(email) as email from blacklist where lower(email) = any(${sqlArray(emails, 'text')})`,
+  const rows = await queryRows(db, sql`select lower(email) as email from blacklist where lower(email) = any(${sqlArray(emails, 'text')})`, (row) =>
+    text(row, 'email'),
   );
-  return new Set(rows.map((r) => r.email));
+  return new Set(rows);
 }
 
 export interface NewSubscribers {
@@ -54,7 +66,7 @@ export interface NewSubscribers {
  */
 export async function insertSubscribers(db: Executor, c: NewSubscribers): Promise<Map<string, number>> {
   if (c.email.length === 0) return new Map();
-  const rows = await queryRows<{ id: number; email: string }>(
+  const created = await queryRows(
     db,
     sql`insert into subscribers (email, unique_id, confirmed, blacklisted, html_email, disabled, extra_data, foreign_key)
         select * from unnest(${sqlArray(c.email, 'text')}, ${sqlArray(c.uniqueId, 'text')}, ${sqlArray(c.confirmed, 'boolean')},
@@ -62,8 +74,9 @@ export async function insertSubscribers(db: Executor, c: NewSubscribers): Promis
           ${sqlArray(c.extraData, 'text')}, ${sqlArray(c.foreignKey, 'text')})
         on conflict (lower(email)) do nothing
         returning id, email`,
+    (row): [string, number] => [text(row, 'email').toLowerCase(), int(row, 'id')],
   );
-  return new Map(rows.map((r) => [r.email.toLowerCase(), r.id]));
+  return new Map(created);
 }
 
 /** New values per subscriber; null leaves a column as it is. `blacklisted` can only be set, never cleared. */
@@ -125,14 +138,14 @@ export async function upsertAttributeValues(
 /** Subscribes; existing subscriptions stay. Answers the subscribers newly subscribed. */
 export async function subscribe(db: Executor, listId: number, subscriberIds: number[]): Promise<number[]> {
   if (subscriberIds.length === 0) return [];
-  const rows = await queryRows<{ subscriber_id: number }>(
+  return queryRows(
     db,
     sql`insert into subscriptions (list_id, subscriber_id)
         select ${listId}, unnest(${sqlArray(subscriberIds, 'integer')})
         on conflict do nothing
         returning subscriber_id`,
+    (row) => int(row, 'subscriber_id'),
   );
-  return rows.map((r) => r.subscriber_id);
 }
 
 export async function insertHistory(

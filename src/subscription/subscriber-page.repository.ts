@@ -1,4 +1,5 @@
 import type { AppDb } from '../db/client.js';
+import { bool, int, intOrNull, jsonRows, text, textOrNull, type Row } from '../db/row.js';
 import type { SubscriberList } from './list.schemas.js';
 import type { Subscriber } from './subscriber.schemas.js';
 import type { SubscriberFilter } from './subscriber.repository.js';
@@ -28,22 +29,52 @@ const SUBSCRIBER_COLUMNS = `s.id, s.email,
   to_char(s.updated_at at time zone 'UTC', ${ATOM_SQL}) as updated_at,
   s.confirmed, s.blacklisted, s.bounce_count, s.unique_id, s.html_email, s.disabled, ${LISTS_OF_S} as lists`;
 
+/**
+ * One row of a page: the total (on every row) and a subscriber, null on the one row that only carries the total of an
+ * empty page. The subscriber is read straight into the API's own shape (snake_case, timestamps already ATOM text):
+ * turning it into a camelCase object and back would cost this hot read for nothing.
+ */
 interface PageRow {
-  /** bigint: a string from node-postgres, a number from PGlite. */
-  total: string | number;
-  /** Null on the one row that only carries the total of an empty page. */
-  id: number | null;
-  email: string;
-  created_at: string;
-  updated_at: string;
-  confirmed: boolean;
-  blacklisted: boolean;
-  bounce_count: number;
-  unique_id: string;
-  html_email: boolean;
-  disabled: boolean;
-  lists: SubscriberList[] | string;
+  total: number;
+  item: Subscriber | null;
 }
+
+function toPageRow(row: Row): PageRow {
+  // bigint: a string from node-postgres, a number from PGlite; `int` reads both.
+  const total = int(row, 'total');
+  if (row.id === null) return { total, item: null };
+  return {
+    total,
+    item: {
+      id: int(row, 'id'),
+      email: text(row, 'email'),
+      created_at: text(row, 'created_at'),
+      updated_at: text(row, 'updated_at'),
+      confirmed: bool(row, 'confirmed'),
+      blacklisted: bool(row, 'blacklisted'),
+      bounce_count: int(row, 'bounce_count'),
+      unique_id: text(row, 'unique_id'),
+      uuid: '',
+      html_email: bool(row, 'html_email'),
+      disabled: bool(row, 'disabled'),
+      subscribed_lists: jsonRows(row, 'lists').map(toSubscriberList),
+      history: [],
+    },
+  };
+}
+
+/** A list as LISTS_OF_S builds it in JSON. */
+const toSubscriberList = (list: Row): SubscriberList => ({
+  id: int(list, 'id'),
+  name: text(list, 'name'),
+  created_at: text(list, 'created_at'),
+  description: textOrNull(list, 'description'),
+  list_position: intOrNull(list, 'list_position'),
+  subject_prefix: textOrNull(list, 'subject_prefix'),
+  public: bool(list, 'public'),
+  category: text(list, 'category'),
+  rss_feed: textOrNull(list, 'rss_feed'),
+});
 
 export interface SubscriberPage {
   items: Subscriber[];
@@ -52,25 +83,8 @@ export interface SubscriberPage {
 
 function toPage(rows: PageRow[]): SubscriberPage {
   const items: Subscriber[] = [];
-  for (const r of rows) {
-    if (r.id === null) continue;
-    items.push({
-      id: r.id,
-      email: r.email,
-      created_at: r.created_at,
-      updated_at: r.updated_at,
-      confirmed: r.confirmed,
-      blacklisted: r.blacklisted,
-      bounce_count: r.bounce_count,
-      unique_id: r.unique_id,
-      uuid: '',
-      html_email: r.html_email,
-      disabled: r.disabled,
-      subscribed_lists: typeof r.lists === 'string' ? (JSON.parse(r.lists) as SubscriberList[]) : r.lists,
-      history: [],
-    });
-  }
-  return { items, total: Number(rows[0]?.total ?? 0) };
+  for (const r of rows) if (r.item) items.push(r.item);
+  return { items, total: rows[0]?.total ?? 0 };
 }
 
 /**
@@ -81,7 +95,7 @@ function toPage(rows: PageRow[]): SubscriberPage {
  * plan cannot merge-join the subscribers from the start. Page 40,000 costs what page 1 does.
  */
 export async function listMemberPage(database: AppDb, listId: number, afterId: number, limit: number): Promise<SubscriberPage | null> {
-  const rows = await database.prepared<PageRow>(
+  const rows = await database.prepared(
     `list_member_page_${pageSize(limit)}`,
     `with page as materialized (
        select m.subscriber_id from subscriptions m
@@ -99,6 +113,7 @@ export async function listMemberPage(database: AppDb, listId: number, afterId: n
        from page join subscribers s on s.id = page.subscriber_id) p on true
      order by p.id`,
     [listId, afterId],
+    toPageRow,
   );
   return rows.length === 0 ? null : toPage(rows);
 }
@@ -132,7 +147,7 @@ export async function subscriberPage(database: AppDb, filter: SubscriberFilter, 
   if (filter.listId !== undefined) return listFilteredPage(database, filter.listId, values, where, nameParts, limit);
   const total =
     conditions.length === 0 ? `(select coalesce(sum(subscribers), 0) from subscriber_counts)` : `(select count(*) from subscribers s where ${where})`;
-  const rows = await database.prepared<PageRow>(
+  const rows = await database.prepared(
     `subscriber_page_${nameParts.join('_') || 'all'}_${pageSize(limit)}`,
     `select c.total, p.*
      from (select ${total} as total) c
@@ -144,6 +159,7 @@ export async function subscriberPage(database: AppDb, filter: SubscriberFilter, 
        limit ${pageSize(limit)}) p on true
      order by p.id`,
     values,
+    toPageRow,
   );
   return toPage(rows);
 }
@@ -166,7 +182,7 @@ async function listFilteredPage(
   const total = where
     ? `(select count(*) from subscriptions m join subscribers s on s.id = m.subscriber_id where m.list_id = ${list} and ${where})`
     : `(select coalesce(sum(members), 0) from list_member_counts where list_id = ${list})`;
-  const rows = await database.prepared<PageRow>(
+  const rows = await database.prepared(
     `subscriber_page_list_${nameParts.join('_') || 'all'}_${pageSize(limit)}`,
     `select c.total, p.*
      from (select ${total} as total) c
@@ -178,6 +194,7 @@ async function listFilteredPage(
        limit ${pageSize(limit)}) p on true
      order by p.id`,
     values,
+    toPageRow,
   );
   return toPage(rows);
 }

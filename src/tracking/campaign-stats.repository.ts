@@ -1,31 +1,69 @@
 import type { AppDb } from '../db/client.js';
+import { int, jsonRows, num, text, textOrNull, timestampOrNull, type Row } from '../db/row.js';
+import type { CampaignStats } from './campaign-stats.schemas.js';
 
-export interface CampaignStatsRow {
+export interface CampaignStatsFigures {
   queued: number;
   sending: number;
   sent: number;
   failed: number;
   skipped: number;
   opens: number;
-  unique_opens: number;
-  human_opens: number;
-  unique_human_opens: number;
+  uniqueOpens: number;
+  humanOpens: number;
+  uniqueHumanOpens: number;
   clicks: number;
-  unique_clicks: number;
-  human_clicks: number;
+  uniqueClicks: number;
+  humanClicks: number;
   bounces: number;
   forwards: number;
   /** Oldest first; `hour` in epoch seconds. */
-  hours: { hour: number; opens: number; human_opens: number; clicks: number; human_clicks: number }[];
-  links: { id: number; url: string; clicks: number; unique_clicks: number }[];
-  consecutive_failures: number;
-  paused_reason: string | null;
-  paused_at: Date | null;
+  hours: { hour: number; opens: number; humanOpens: number; clicks: number; humanClicks: number }[];
+  /** Already the answer's own shape (snake_case, as the API is), so they go out as they are. */
+  links: CampaignStats['links'];
+  consecutiveFailures: number;
+  pausedReason: string | null;
+  pausedAt: Date | null;
   /** The campaign's phpList status. */
   status: string;
   /** The server's (or the composer's) answer to the campaign's latest failed delivery; null when none failed. */
-  last_failure: string | null;
+  lastFailure: string | null;
 }
+
+const toFigures = (row: Row): CampaignStatsFigures => ({
+  queued: num(row, 'queued'),
+  sending: num(row, 'sending'),
+  sent: num(row, 'sent'),
+  failed: num(row, 'failed'),
+  skipped: num(row, 'skipped'),
+  opens: num(row, 'opens'),
+  uniqueOpens: num(row, 'unique_opens'),
+  humanOpens: num(row, 'human_opens'),
+  uniqueHumanOpens: num(row, 'unique_human_opens'),
+  clicks: num(row, 'clicks'),
+  uniqueClicks: num(row, 'unique_clicks'),
+  humanClicks: num(row, 'human_clicks'),
+  bounces: num(row, 'bounces'),
+  forwards: num(row, 'forwards'),
+  hours: jsonRows(row, 'hours').map((h) => ({
+    hour: num(h, 'hour'),
+    opens: int(h, 'opens'),
+    humanOpens: int(h, 'human_opens'),
+    clicks: int(h, 'clicks'),
+    humanClicks: int(h, 'human_clicks'),
+  })),
+  links: jsonRows(row, 'links').map((l) => ({
+    id: int(l, 'id'),
+    url: text(l, 'url'),
+    clicks: int(l, 'clicks'),
+    unique_clicks: int(l, 'unique_clicks'),
+  })),
+  consecutiveFailures: num(row, 'consecutive_failures'),
+  pausedReason: textOrNull(row, 'paused_reason'),
+  pausedAt: timestampOrNull(row, 'paused_at'),
+  status: text(row, 'status'),
+  lastFailure: textOrNull(row, 'last_failure'),
+});
 
 /**
  * Everything the per-campaign statistics show, in one round trip: the counters row, the hourly rollup, the links,
@@ -33,8 +71,8 @@ export interface CampaignStatsRow {
  * and there are never more of them than its batches, so that index range stays short. Undefined: no such campaign.
  * A prepared statement: dashboards poll it, and planning its four subqueries cost as much as running them.
  */
-export async function campaignStatsRow(database: AppDb, campaignId: number): Promise<CampaignStatsRow | undefined> {
-  const [row] = await database.prepared<CampaignStatsRow>(
+export async function campaignStatsFigures(database: AppDb, campaignId: number): Promise<CampaignStatsFigures | undefined> {
+  const [figures] = await database.prepared(
     'campaign_stats',
     `select
           coalesce(k.queued, 0)::float8 as queued, coalesce(k.sent, 0)::float8 as sent,
@@ -59,6 +97,7 @@ export async function campaignStatsRow(database: AppDb, campaignId: number): Pro
           left join campaign_send_states s on s.campaign_id = c.id
         where c.id = $1`,
     [campaignId],
+    toFigures,
   );
-  return row;
+  return figures;
 }

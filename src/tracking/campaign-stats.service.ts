@@ -5,12 +5,12 @@ import { campaigns } from '../db/schema/index.js';
 import { NotFoundError } from '../shared/errors.js';
 import { DEFAULT_LIMIT, toPage, type PageQuery } from '../shared/pagination.js';
 import { toAtom } from '../shared/time.js';
-import { campaignStatsRow, type CampaignStatsRow } from './campaign-stats.repository.js';
+import { campaignStatsFigures, type CampaignStatsFigures } from './campaign-stats.repository.js';
 import type { CampaignStats } from './campaign-stats.schemas.js';
 
 /** One campaign's figures (campaign-stats.schemas.ts); 404 `Campaign not found.` for an unknown campaign. */
 export async function campaignStats(ctx: AppContext, campaignId: number): Promise<CampaignStats> {
-  const c = await campaignStatsRow(ctx.db, campaignId);
+  const c = await campaignStatsFigures(ctx.db, campaignId);
   if (!c) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
   const hour = (epochSeconds: number) => toAtom(new Date(epochSeconds * 1000));
   return {
@@ -22,24 +22,24 @@ export async function campaignStats(ctx: AppContext, campaignId: number): Promis
       failed: c.failed,
       skipped: c.skipped,
     },
-    opens: { total: c.opens, unique: c.unique_opens, human: c.human_opens, unique_human: c.unique_human_opens },
-    clicks: { total: c.clicks, unique: c.unique_clicks, human: c.human_clicks },
+    opens: { total: c.opens, unique: c.uniqueOpens, human: c.humanOpens, unique_human: c.uniqueHumanOpens },
+    clicks: { total: c.clicks, unique: c.uniqueClicks, human: c.humanClicks },
     bounces: c.bounces,
     forwards: c.forwards,
-    opens_per_hour: c.hours.filter((h) => h.opens > 0).map((h) => ({ hour: hour(h.hour), opens: h.opens, human_opens: h.human_opens })),
-    clicks_per_hour: c.hours.filter((h) => h.clicks > 0).map((h) => ({ hour: hour(h.hour), clicks: h.clicks, human_clicks: h.human_clicks })),
+    opens_per_hour: c.hours.filter((h) => h.opens > 0).map((h) => ({ hour: hour(h.hour), opens: h.opens, human_opens: h.humanOpens })),
+    clicks_per_hour: c.hours.filter((h) => h.clicks > 0).map((h) => ({ hour: hour(h.hour), clicks: h.clicks, human_clicks: h.humanClicks })),
     links: c.links,
     sender: {
-      consecutive_failures: c.consecutive_failures,
-      paused_reason: c.paused_reason,
-      paused_at: c.paused_at ? toAtom(new Date(c.paused_at)) : null,
+      consecutive_failures: c.consecutiveFailures,
+      paused_reason: c.pausedReason,
+      paused_at: toAtom(c.pausedAt),
     },
-    outcome: { result: outcomeOf(c), sent: c.sent, failed: c.failed, skipped: c.skipped, reason: c.failed > 0 ? c.last_failure : null },
+    outcome: { result: outcomeOf(c), sent: c.sent, failed: c.failed, skipped: c.skipped, reason: c.failed > 0 ? c.lastFailure : null },
   };
 }
 
 /** phpList's `sent` says only that nothing is left to send; this says whether it reached anyone. */
-function outcomeOf(c: CampaignStatsRow): CampaignStats['outcome']['result'] {
+function outcomeOf(c: CampaignStatsFigures): CampaignStats['outcome']['result'] {
   if (c.status !== 'sent') return 'in progress';
   if (c.failed === 0) return c.sent > 0 ? 'sent' : 'none sent';
   return c.sent > 0 ? 'partially failed' : 'failed';

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db/client.js';
+import { int, num, text, textOrNull, type Row } from '../db/row.js';
 
 /*
  * The analytics queries. Campaign figures come from campaign_counters (kept by the sender, bounce processing,
@@ -14,18 +15,35 @@ export interface CampaignFigures {
   subject: string;
   status: string;
   /** The campaign's sent time, UTC, as phpList's analytics print it (`YYYY-MM-DD HH:MM:SS`), and its day. */
-  date_sent: string | null;
-  day_sent: string | null;
+  dateSent: string | null;
+  daySent: string | null;
   sent: number;
   bounces: number;
   forwards: number;
   opens: number;
-  unique_opens: number;
-  unique_human_opens: number;
+  uniqueOpens: number;
+  uniqueHumanOpens: number;
   clicks: number;
-  unique_clicks: number;
-  human_clicks: number;
+  uniqueClicks: number;
+  humanClicks: number;
 }
+
+const toCampaignFigures = (row: Row): CampaignFigures => ({
+  id: int(row, 'id'),
+  subject: text(row, 'subject'),
+  status: text(row, 'status'),
+  dateSent: textOrNull(row, 'date_sent'),
+  daySent: textOrNull(row, 'day_sent'),
+  sent: num(row, 'sent'),
+  bounces: num(row, 'bounces'),
+  forwards: num(row, 'forwards'),
+  opens: num(row, 'opens'),
+  uniqueOpens: num(row, 'unique_opens'),
+  uniqueHumanOpens: num(row, 'unique_human_opens'),
+  clicks: num(row, 'clicks'),
+  uniqueClicks: num(row, 'unique_clicks'),
+  humanClicks: num(row, 'human_clicks'),
+});
 
 // A plain template rather than the query builder: this runs on every analytics request, and building a 13-column
 // select costs more than the query itself.
@@ -41,33 +59,35 @@ const figures = sql`c.id, c.subject, c.status,
 /** A page of every campaign (no owner filter, reference §5.19) by id, with its counters, and the number of campaigns. */
 export async function campaignFiguresPage(db: Executor, afterId: number, limit: number): Promise<{ rows: CampaignFigures[]; total: number }> {
   // The number of campaigns rides along (one round trip); on an empty page it is read on its own.
-  const rows = await queryRows<CampaignFigures & { total: number }>(
+  const page = await queryRows(
     db,
     sql`select ${figures}, (select count(*) from campaigns)::int as total
         from campaigns c left join campaign_counters k on k.campaign_id = c.id
         where c.id > ${afterId} order by c.id limit ${limit}`,
+    (row) => ({ figures: toCampaignFigures(row), total: int(row, 'total') }),
   );
-  const total = rows[0]?.total ?? (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from campaigns`))[0]?.n ?? 0;
-  return { rows, total };
+  const total = page[0]?.total ?? (await queryRows(db, sql`select count(*)::int as n from campaigns`, (row) => int(row, 'n')))[0] ?? 0;
+  return { rows: page.map((p) => p.figures), total };
 }
 
 /** The most recently sent (or started) campaigns that are not drafts, newest first. */
 export async function recentCampaigns(db: Executor, limit: number): Promise<CampaignFigures[]> {
-  return queryRows<CampaignFigures>(
+  return queryRows(
     db,
     sql`select ${figures} from campaigns c left join campaign_counters k on k.campaign_id = c.id
         where c.status <> 'draft'
         order by coalesce(c.sent_at, c.send_start, c.embargo) desc, c.id desc limit ${limit}`,
+    toCampaignFigures,
   );
 }
 
 /** How many campaigns there are in each status, counted in SQL (statuses without campaigns are absent). */
 export async function campaignsByStatus(db: Executor): Promise<Record<string, number>> {
-  const rows = await queryRows<{ status: string; n: number }>(
-    db,
-    sql`select status, count(*)::int as n from campaigns group by status order by status`,
-  );
-  return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  const rows = await queryRows(db, sql`select status, count(*)::int as n from campaigns group by status order by status`, (row): [string, number] => [
+    text(row, 'status'),
+    int(row, 'n'),
+  ]);
+  return Object.fromEntries(rows);
 }
 
 export interface DomainRow {
@@ -82,10 +102,11 @@ const domainSums = sql`select domain, sum(confirmed)::int as confirmed, sum(unco
 
 /** Subscribers per domain (lower-cased part after `@`), domains with at least `minimum`, largest first. */
 export async function topDomains(db: Executor, minimum: number, limit: number): Promise<DomainRow[]> {
-  return queryRows<DomainRow>(
+  return queryRows(
     db,
     sql`select domain, total as subscribers from (${domainSums}) d
         where total >= ${minimum} order by total desc, domain limit ${limit}`,
+    (row) => ({ domain: text(row, 'domain'), subscribers: int(row, 'subscribers') }),
   );
 }
 
@@ -99,22 +120,29 @@ export interface DomainConfirmationRow {
 
 /** Per domain, each subscriber once: blacklisted, else confirmed, else unconfirmed; most unconfirmed first (§8.5). */
 export async function domainConfirmation(db: Executor, limit: number): Promise<DomainConfirmationRow[]> {
-  return queryRows<DomainConfirmationRow>(
+  return queryRows(
     db,
     sql`select domain, confirmed, unconfirmed, blacklisted, total from (${domainSums}) d
         order by unconfirmed desc, domain limit ${limit}`,
+    (row) => ({
+      domain: text(row, 'domain'),
+      confirmed: int(row, 'confirmed'),
+      unconfirmed: int(row, 'unconfirmed'),
+      blacklisted: int(row, 'blacklisted'),
+      total: int(row, 'total'),
+    }),
   );
 }
 
 export interface LocalPartRow {
-  local_part: string;
+  localPart: string;
   count: number;
-  all_subscribers: number;
+  allSubscribers: number;
 }
 
 /** Subscribers per local part (lower-cased part before `@`), most first, with the number of addresses overall. */
 export async function topLocalParts(db: Executor, limit: number): Promise<LocalPartRow[]> {
-  return queryRows<LocalPartRow>(
+  return queryRows(
     db,
     sql`select local_part, subscribers::int as count,
           (select coalesce(sum(confirmed + unconfirmed + blacklisted), 0) from subscriber_domain_counts)::float8
@@ -122,19 +150,20 @@ export async function topLocalParts(db: Executor, limit: number): Promise<LocalP
         from subscriber_local_part_counts where subscribers > 0
         -- The top index's order (drizzle writes DESC NULLS LAST; the column is never null).
         order by subscribers desc nulls last, local_part limit ${limit}`,
+    (row) => ({ localPart: text(row, 'local_part'), count: int(row, 'count'), allSubscribers: num(row, 'all_subscribers') }),
   );
 }
 
 export interface DashboardFigures {
   subscribers: number;
-  subscribers_new: number;
-  active_campaigns: number;
-  sent_now: number;
-  opened_now: number;
-  bounced_now: number;
-  sent_before: number;
-  opened_before: number;
-  bounced_before: number;
+  subscribersNew: number;
+  activeCampaigns: number;
+  sentNow: number;
+  openedNow: number;
+  bouncedNow: number;
+  sentBefore: number;
+  openedBefore: number;
+  bouncedBefore: number;
 }
 
 /**
@@ -142,7 +171,7 @@ export interface DashboardFigures {
  * in the last 30 days; rates over the campaigns sent (or started) in the last 30 days and the 30 days before.
  */
 export async function dashboardFigures(db: Executor): Promise<DashboardFigures> {
-  const [row] = await queryRows<DashboardFigures>(
+  const [figures] = await queryRows(
     db,
     sql`with windowed as (
           select coalesce(c.sent_at, c.send_start) >= now() - interval '30 days' as recent,
@@ -162,8 +191,19 @@ export async function dashboardFigures(db: Executor): Promise<DashboardFigures> 
           coalesce(sum(opened) filter (where not recent), 0)::float8 as opened_before,
           coalesce(sum(bounced) filter (where not recent), 0)::float8 as bounced_before
         from windowed`,
+    (row): DashboardFigures => ({
+      subscribers: num(row, 'subscribers'),
+      subscribersNew: num(row, 'subscribers_new'),
+      activeCampaigns: num(row, 'active_campaigns'),
+      sentNow: num(row, 'sent_now'),
+      openedNow: num(row, 'opened_now'),
+      bouncedNow: num(row, 'bounced_now'),
+      sentBefore: num(row, 'sent_before'),
+      openedBefore: num(row, 'opened_before'),
+      bouncedBefore: num(row, 'bounced_before'),
+    }),
   );
-  return row!;
+  return figures!;
 }
 
 /** Opens and clicks per UTC day of the last `days` days (today included), from the hourly rollup; quiet days are 0. */
@@ -177,6 +217,7 @@ export async function dailyActivity(db: Executor, days: number): Promise<{ date:
         left join campaign_hourly_events h
           on h.hour >= d.day at time zone 'UTC' and h.hour < (d.day + interval '1 day') at time zone 'UTC'
         group by d.day order by d.day`,
+    (row) => ({ date: text(row, 'date'), opens: num(row, 'opens'), clicks: num(row, 'clicks') }),
   );
 }
 
@@ -190,5 +231,6 @@ export async function dailySends(db: Executor, days: number): Promise<{ date: st
                              interval '1 day') as d(day)
         left join campaign_daily_sends s on s.day = d.day::date
         group by d.day order by d.day`,
+    (row) => ({ date: text(row, 'date'), sent: num(row, 'sent'), failed: num(row, 'failed') }),
   );
 }

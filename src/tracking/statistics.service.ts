@@ -27,13 +27,13 @@ export async function campaignStatistics(ctx: AppContext, query: AnalyticsPageQu
     sent: r.sent,
     bounces: r.bounces,
     forwards: r.forwards,
-    unique_views: r.unique_opens,
+    unique_views: r.uniqueOpens,
     total_clicks: r.clicks,
-    unique_clicks: r.unique_clicks,
-    date_sent: r.date_sent,
+    unique_clicks: r.uniqueClicks,
+    date_sent: r.dateSent,
     total_views: r.opens,
-    unique_human_views: r.unique_human_opens,
-    human_clicks: r.human_clicks,
+    unique_human_views: r.uniqueHumanOpens,
+    human_clicks: r.humanClicks,
   }));
   return toPage(items, total, limit, (item) => item.campaign_id);
 }
@@ -45,10 +45,10 @@ export async function viewOpens(ctx: AppContext, query: AnalyticsPageQuery) {
     campaign_id: r.id,
     subject: r.subject,
     sent: r.sent,
-    unique_views: r.unique_opens,
-    rate: percent(r.unique_opens, r.sent),
-    unique_human_views: r.unique_human_opens,
-    human_rate: percent(r.unique_human_opens, r.sent),
+    unique_views: r.uniqueOpens,
+    rate: percent(r.uniqueOpens, r.sent),
+    unique_human_views: r.uniqueHumanOpens,
+    human_rate: percent(r.uniqueHumanOpens, r.sent),
   }));
   return toPage(items, total, limit, (item) => item.campaign_id);
 }
@@ -73,7 +73,7 @@ export async function domainConfirmation(ctx: AppContext, limit: number): Promis
 
 export async function topLocalParts(ctx: AppContext, limit: number): Promise<Static<typeof TopLocalParts>> {
   const rows = await repo.topLocalParts(ctx.db, limit);
-  const local_parts = rows.map((r) => ({ local_part: r.local_part, count: r.count, percentage: percent(r.count, r.all_subscribers) }));
+  const local_parts = rows.map((r) => ({ local_part: r.localPart, count: r.count, percentage: percent(r.count, r.allSubscribers) }));
   return { local_parts, total: local_parts.length };
 }
 
@@ -93,31 +93,31 @@ export async function dashboard(ctx: AppContext): Promise<Dashboard> {
     repo.campaignsByStatus(ctx.db),
     repo.dailySends(ctx.db, PERFORMANCE_DAYS),
   ]);
-  const before = f.subscribers - f.subscribers_new;
-  const openRate = percent(f.opened_now, f.sent_now);
-  const bounceRate = percent(f.bounced_now, f.sent_now);
+  const before = f.subscribers - f.subscribersNew;
+  const openRate = percent(f.openedNow, f.sentNow);
+  const bounceRate = percent(f.bouncedNow, f.sentNow);
   const pointsChange = (now: number, then: number) => Math.round((now - then) * 10) / 10;
   const rateText = (part: number, whole: number) => `${(whole > 0 ? (part / whole) * 100 : 0).toFixed(2)}%`;
   return {
     summary_statistics: {
       total_subscribers: { value: f.subscribers, change_vs_last_month: percent(f.subscribers - before, before) },
-      active_campaigns: { value: f.active_campaigns, change_vs_last_month: 0 },
-      open_rate: { value: openRate, change_vs_last_month: pointsChange(openRate, percent(f.opened_before, f.sent_before)) },
+      active_campaigns: { value: f.activeCampaigns, change_vs_last_month: 0 },
+      open_rate: { value: openRate, change_vs_last_month: pointsChange(openRate, percent(f.openedBefore, f.sentBefore)) },
       bounce_rate: {
         value: bounceRate,
-        change_vs_last_month: pointsChange(bounceRate, percent(f.bounced_before, f.sent_before)),
+        change_vs_last_month: pointsChange(bounceRate, percent(f.bouncedBefore, f.sentBefore)),
       },
     },
     recent_campaigns: recent.map((c) => ({
       name: c.subject,
       status: c.status,
-      date: c.day_sent,
-      open_rate: rateText(c.unique_opens, c.sent),
-      click_rate: rateText(c.unique_clicks, c.sent),
+      date: c.daySent,
+      open_rate: rateText(c.uniqueOpens, c.sent),
+      click_rate: rateText(c.uniqueClicks, c.sent),
       id: c.id,
       sent: c.sent,
-      unique_opens: c.unique_opens,
-      unique_clicks: c.unique_clicks,
+      unique_opens: c.uniqueOpens,
+      unique_clicks: c.uniqueClicks,
     })),
     campaign_performance: performance,
     campaigns_by_status: byStatus,
