@@ -18,8 +18,9 @@ const SETTLED_DAYS = 7;
 export async function campaignDomains(ctx: AppContext, campaignId: number, limit: number): Promise<CampaignDomains> {
   const state = await domainSnapshotState(ctx.db, campaignId, MAX_AGE_MINUTES, SETTLED_DAYS);
   if (!state) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
-  if (!state.fresh && (await claimDomainRefresh(ctx.db, campaignId))) void refreshInBackground(ctx, campaignId);
+  // Read before the refresh starts, so the figures are the ones computed at `computed_at`.
   const items = state.computedAt ? await domainFigures(ctx.db, campaignId, limit) : [];
+  if (!state.fresh && (await claimDomainRefresh(ctx.db, campaignId))) void refreshInBackground(ctx, campaignId);
   return { computed_at: state.computedAt ? toAtom(state.computedAt) : null, stale: !state.fresh, items };
 }
 

@@ -58,7 +58,7 @@ export const campaignStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "One campaign's recipients by domain (sent, failed, opened, clicked, bounced), from a snapshot refreshed in the background (Mailroom addition)",
         params: CampaignParams,
         querystring: CampaignDomainsQuery,
-        response: { 200: CampaignDomains, ...errorResponses(400, 403, 404) },
+        response: { 200: CampaignDomains, ...errorResponses(403, 404, 422) },
       },
     },
     async (request) => campaignDomains(app.ctx, request.params.messageId, request.query.limit),
