@@ -71,13 +71,13 @@ export default function CampaignDomains({ id }: { id: number }) {
                     {n(d.sent)}
                     {d.failed > 0 && <div className="muted">{n(d.failed)} failed</div>}
                   </td>
-                  <td className="num">
+                  <td className="num nowrap">
                     {n(d.opened)} <span className="muted">{rate(d.opened, d.sent)}</span>
                   </td>
-                  <td className="num hide-narrow">
+                  <td className="num nowrap hide-narrow">
                     {n(d.clicked)} <span className="muted">{rate(d.clicked, d.sent)}</span>
                   </td>
-                  <td className="num hide-narrow">
+                  <td className="num nowrap hide-narrow">
                     {n(d.bounced)} <span className="muted">{rate(d.bounced, d.sent)}</span>
                   </td>
                 </tr>

@@ -91,43 +91,41 @@ export default function CampaignReport({ id }: { id: number }) {
           <p className="muted">No opens or clicks yet.</p>
         )}
       </section>
-      <div className="two-columns">
-        <section className="card">
-          <h2>Links</h2>
-          {links.length === 0 ? (
-            <p className="muted">The campaign has no tracked links.</p>
-          ) : (
-            <div className="table-wrap" tabIndex={0} role="region" aria-label="Links and their clicks">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Link</th>
-                    <th scope="col" className="num">
-                      Clicks
-                    </th>
-                    <th scope="col" className="num">
-                      Unique
-                    </th>
+      <section className="card">
+        <h2>Links</h2>
+        {links.length === 0 ? (
+          <p className="muted">The campaign has no tracked links.</p>
+        ) : (
+          <div className="table-wrap" tabIndex={0} role="region" aria-label="Links and their clicks">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Link</th>
+                  <th scope="col" className="num">
+                    Clicks
+                  </th>
+                  <th scope="col" className="num">
+                    Unique
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {links.map((l) => (
+                  <tr key={l.id}>
+                    <td className="url">{l.url}</td>
+                    <td className="num">{n(l.clicks)}</td>
+                    <td className="num">{n(l.unique_clicks)}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {links.map((l) => (
-                    <tr key={l.id}>
-                      <td className="url">{l.url}</td>
-                      <td className="num">{n(l.clicks)}</td>
-                      <td className="num">{n(l.unique_clicks)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-        </section>
-        <section className="card" aria-labelledby="report-domains">
-          <h2 id="report-domains">Recipient domains</h2>
-          <CampaignDomains id={id} />
-        </section>
-      </div>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      <section className="card" aria-labelledby="report-domains">
+        <h2 id="report-domains">Recipient domains</h2>
+        <CampaignDomains id={id} />
+      </section>
       <section className="card stack" aria-labelledby="report-bounces">
         <h2 id="report-bounces">Bounces</h2>
         <p>
