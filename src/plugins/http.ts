@@ -8,6 +8,11 @@ declare module 'fastify' {
     /** Leave body keys as sent (bodies keyed by user data, e.g. attribute names). */
     keepBodyKeys?: boolean;
     /**
+     * The route's `limit` is validated as its schema says (a 400 outside the range) instead of clamped the phpList
+     * way: Mailroom's own reports, where a wrong limit is a caller's mistake worth naming.
+     */
+    strictLimit?: boolean;
+    /**
      * The route answers a NUL character in its path or query itself: a page that shows its own 404 for a mangled
      * link (confirm, unsubscribe, click tracking), and never hands such a value to the database.
      */
@@ -69,7 +74,7 @@ export function registerHttpConventions(app: FastifyInstance): void {
     const config = request.routeOptions.config;
     const query = isPlainObject(request.query) ? request.query : {};
     foldPhpArrays(query, arrayFieldsOf(request));
-    normalisePageQuery(query);
+    if (!config.strictLimit) normalisePageQuery(query);
     if (!config.allowNul) {
       refuseNul(request.params, 'Path parameter');
       refuseNul(query, 'Query parameter');

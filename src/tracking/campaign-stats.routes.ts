@@ -2,12 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Bounce, CampaignParams } from '../messaging/index.js';
 import { Page, PageQuery } from '../shared/pagination.js';
 import { errorResponses } from '../shared/schemas.js';
+import { CampaignDomains, CampaignDomainsQuery } from './campaign-domains.schemas.js';
+import { campaignDomains } from './campaign-domains.service.js';
 import { CampaignStats } from './campaign-stats.schemas.js';
 import { campaignBounces, campaignStats } from './campaign-stats.service.js';
 import { STATISTICS_DENIED } from './statistics.schemas.js';
 
 /**
- * `GET /api/v2/campaigns/{messageId}/stats` and `…/bounces` (the campaign report's figures and bounces):
+ * `GET /api/v2/campaigns/{messageId}/stats`, `…/bounces` and `…/domains` (the campaign report's figures, bounces and
+ * recipient domains):
  * authentication, the statistics privilege, then the campaign (404).
  */
 export const campaignStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -41,5 +44,23 @@ export const campaignStatsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => campaignBounces(app.ctx, request.params.messageId, request.query),
+  );
+
+  app.get(
+    '/campaigns/:messageId/domains',
+    {
+      onRequest: guard,
+      config: { strictLimit: true },
+      schema: {
+        tags: ['statistics'],
+        operationId: 'getCampaignDomains',
+        summary:
+          "One campaign's recipients by domain (sent, failed, opened, clicked, bounced), from a snapshot refreshed in the background (Mailroom addition)",
+        params: CampaignParams,
+        querystring: CampaignDomainsQuery,
+        response: { 200: CampaignDomains, ...errorResponses(403, 404, 422) },
+      },
+    },
+    async (request) => campaignDomains(app.ctx, request.params.messageId, request.query.limit),
   );
 };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { eq } from 'drizzle-orm';
-import { subscribers } from '../../src/db/schema/index.js';
+import { campaignDomainSnapshots, subscribers } from '../../src/db/schema/index.js';
 import { startWorker, type SendWorker } from '../../src/sending/worker.js';
 import { createBounce } from '../factories.js';
 import { listWithMembers, mailsOf } from '../sending/send-fixtures.js';
@@ -150,6 +150,13 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
     assert.equal(await reportFigure(page, 'Unique clicks').innerText(), '0');
     await page.getByText('No opens or clicks yet.').waitFor();
     await page.getByText('No bounce message matched to this campaign.').waitFor();
+    // The recipient domains: none counted on the first visit; the box asks again until the snapshot arrives.
+    const domains = page.getByRole('region', { name: 'Recipient domains' });
+    const domainRow = domains.getByRole('row', { name: /^example\.org/ });
+    const rowText = async () => (await domainRow.innerText()).replace(/\s+/g, ' ').trim();
+    await domainRow.waitFor();
+    assert.equal(await rowText(), 'example.org 300 300 0 0.0% 0 0.0% 0 0.0%');
+    assert.match(await page.getByTestId('domains-as-of').innerText(), /^As of /);
 
     // One recipient's mail, as received: its tracked link and its open pixel.
     const mail = mailsOf(h.app.smtp, campaignId).find((m) => m.envelope.to.includes('console-send-7@example.org'));
@@ -183,7 +190,13 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
       status: 'bounced list message',
       comment: 'Hard bounce: 550 5.1.1 unknown user',
     });
+    // The domain snapshot ages past its 10 minutes: the next visit shows it, refreshes it, and shows the new one.
+    await h.app.db
+      .update(campaignDomainSnapshots)
+      .set({ computedAt: new Date(Date.now() - 11 * 60_000) })
+      .where(eq(campaignDomainSnapshots.campaignId, campaignId));
     await page.reload();
+    await domains.getByRole('row', { name: /^example\.org 300 300 1 0\.3% 1 0\.3% 1 0\.3%$/ }).waitFor();
     const bounces = page.getByRole('region', { name: 'Bounces of this campaign' });
     await bounces.waitFor();
     const row = bounces.getByRole('row', { name: /console-send-9@example\.org/ });

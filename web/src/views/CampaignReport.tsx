@@ -6,6 +6,7 @@ import { can, useAuth } from '../auth';
 import { Link, useLocation, withQuery } from '../router';
 import { ErrorState, Loading, PageHeader, Pager, formatDate } from '../ui/kit';
 import { usePoll } from '../ui/poll';
+import CampaignDomains from './CampaignDomains';
 
 const Chart = lazy(() => import('../ui/Chart'));
 
@@ -23,7 +24,7 @@ const rate = (part: number, whole: number) => (whole > 0 ? `${((part / whole) * 
 
 /**
  * A campaign's report, every figure read from the counters the service keeps (GET …/stats): deliveries, bounces,
- * opens and clicks with their rates, opens and clicks per hour, the links, and the subscribers' domains.
+ * opens and clicks with their rates, opens and clicks per hour, the links, and the recipients' domains (a snapshot: CampaignDomains).
  */
 export default function CampaignReport({ id }: { id: number }) {
   const { admin } = useAuth();
@@ -36,8 +37,6 @@ export default function CampaignReport({ id }: { id: number }) {
     ]);
     return { campaign, stats };
   }, [id, admin]);
-  // On its own, so the figures above need not wait for it.
-  const domains = useApi(() => unwrap(api.GET('/api/v2/analytics/domains/top', { params: { query: { limit: 10, min_subscribers: 1 } } })), []);
   usePoll(async () => data.reload(), REFRESH_MS, data.data !== undefined, true);
   const hourly = useMemo(() => (data.data ? hourlySeries(data.data.stats) : null), [data.data]);
 
@@ -92,69 +91,41 @@ export default function CampaignReport({ id }: { id: number }) {
           <p className="muted">No opens or clicks yet.</p>
         )}
       </section>
-      <div className="two-columns">
-        <section className="card">
-          <h2>Links</h2>
-          {links.length === 0 ? (
-            <p className="muted">The campaign has no tracked links.</p>
-          ) : (
-            <div className="table-wrap" tabIndex={0} role="region" aria-label="Links and their clicks">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Link</th>
-                    <th scope="col" className="num">
-                      Clicks
-                    </th>
-                    <th scope="col" className="num">
-                      Unique
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {links.map((l) => (
-                    <tr key={l.id}>
-                      <td className="url">{l.url}</td>
-                      <td className="num">{n(l.clicks)}</td>
-                      <td className="num">{n(l.unique_clicks)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-        </section>
-        <section className="card">
-          <h2>Subscriber domains</h2>
-          <p className="muted">The largest domains among all subscribers.</p>
-          {domains.status === 'error' ? (
-            <ErrorState error={domains.error} retry={domains.reload} />
-          ) : !domains.data ? (
-            <Loading label="Counting domains…" />
-          ) : domains.data.domains.length === 0 ? (
-            <p className="muted">No subscribers yet.</p>
-          ) : (
-            <table aria-label="Subscriber domains">
+      <section className="card">
+        <h2>Links</h2>
+        {links.length === 0 ? (
+          <p className="muted">The campaign has no tracked links.</p>
+        ) : (
+          <div className="table-wrap" tabIndex={0} role="region" aria-label="Links and their clicks">
+            <table>
               <thead>
                 <tr>
-                  <th scope="col">Domain</th>
+                  <th scope="col">Link</th>
                   <th scope="col" className="num">
-                    Subscribers
+                    Clicks
+                  </th>
+                  <th scope="col" className="num">
+                    Unique
                   </th>
                 </tr>
               </thead>
               <tbody>
-                {domains.data.domains.map((d) => (
-                  <tr key={d.domain}>
-                    <td>{d.domain}</td>
-                    <td className="num">{n(d.subscribers)}</td>
+                {links.map((l) => (
+                  <tr key={l.id}>
+                    <td className="url">{l.url}</td>
+                    <td className="num">{n(l.clicks)}</td>
+                    <td className="num">{n(l.unique_clicks)}</td>
                   </tr>
                 ))}
               </tbody>
             </table>
-          )}
-        </section>
-      </div>
+          </div>
+        )}
+      </section>
+      <section className="card" aria-labelledby="report-domains">
+        <h2 id="report-domains">Recipient domains</h2>
+        <CampaignDomains id={id} />
+      </section>
       <section className="card stack" aria-labelledby="report-bounces">
         <h2 id="report-bounces">Bounces</h2>
         <p>
