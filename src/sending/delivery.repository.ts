@@ -13,10 +13,19 @@ export interface ClaimedDelivery {
   readonly attempts: number;
 }
 
-const toClaimed = (row: Row): ClaimedDelivery => ({ id: int(row, 'id'), subscriberId: int(row, 'subscriber_id'), attempts: int(row, 'attempts') });
+/*
+ * Claimed rows are the sender's hot path: read by literal column name (a named load V8 specialises) rather than
+ * through db/row.ts's readers, whose variable column name costs about 3 times as much per row (see
+ * tracking/event-flush.repository.ts). The id is a bigint: text from node-postgres, as before.
+ */
+const toClaimed = (row: Row): ClaimedDelivery => ({
+  id: Number(row['id']),
+  subscriberId: Number(row['subscriber_id']),
+  attempts: Number(row['attempts']),
+});
 
-/** The id a statement's `returning id` answers (a bigint: text from node-postgres), for counting what it touched. */
-const toId = (row: Row): number => int(row, 'id');
+/** The id a statement's `returning id` answers, for counting what it touched. */
+const toId = (row: Row): number => Number(row['id']);
 
 /**
  * Takes up to `limit` queued, due records of an `inprocess` campaign for this worker. SKIP LOCKED lets several

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor, sqlArray, sqlColumn } from '../db/client.js';
-import { bool, int, text, timestamp, timestampOrNull, type Row } from '../db/row.js';
+import type { Row } from '../db/row.js';
 import type { ClickEvent, OpenEvent } from './tracking-event.js';
 
 /*
@@ -26,18 +26,26 @@ export interface MatchedEvent {
   readonly clicked: boolean;
 }
 
-// The flush's hot path: one object per matched event, each column read once (sent_at parsed here, where the service
-// parsed it before, and only when the driver gives text).
-const toMatchedEvent = (row: Row): MatchedEvent => ({
-  ord: int(row, 'ord'),
-  deliveryId: int(row, 'delivery_id'),
-  subscriberId: int(row, 'subscriber_id'),
-  sentAt: timestampOrNull(row, 'sent_at'),
-  deliveryStatus: text(row, 'delivery_status'),
-  opened: bool(row, 'opened'),
-  humanOpened: bool(row, 'human_opened'),
-  clicked: bool(row, 'clicked'),
-});
+/*
+ * The flush's hot mappers (thousands of rows a batch) read each column by its literal name, converting as the
+ * service did before, rather than through db/row.ts: its readers take the column name as a variable, a keyed load
+ * V8 cannot specialise, and mapping 5,000 matched events took about 3 times as long with them (a micro-measurement
+ * of the mapper alone). The columns are this file's own statements', typed by their SQL (ids are bigint: text from
+ * node-postgres). sent_at becomes a Date here instead of in the service, only when the driver gives text.
+ */
+const toMatchedEvent = (row: Row): MatchedEvent => {
+  const sentAt = row['sent_at'];
+  return {
+    ord: Number(row['ord']),
+    deliveryId: Number(row['delivery_id']),
+    subscriberId: Number(row['subscriber_id']),
+    sentAt: sentAt instanceof Date || sentAt === null ? sentAt : new Date(String(sentAt)),
+    deliveryStatus: String(row['delivery_status']),
+    opened: row['opened'] === true,
+    humanOpened: row['human_opened'] === true,
+    clicked: row['clicked'] === true,
+  };
+};
 
 /**
  * The delivery record of `campaign` and `subscriber`, with the firsts it has. A LATERAL with LIMIT so that each event
@@ -101,12 +109,16 @@ export async function storedClicksNear(tx: Executor, clicks: readonly ClickEvent
         join clicks c on c.subscriber_id = i.subscriber_id and c.campaign_id = i.campaign_id
           and c.clicked_at between i.clicked_at - ${marginMs}::int * interval '1 millisecond'
                                and i.clicked_at + ${marginMs}::int * interval '1 millisecond'`,
-    (row): StoredClick => ({
-      linkId: int(row, 'link_id'),
-      campaignId: int(row, 'campaign_id'),
-      subscriberId: int(row, 'subscriber_id'),
-      at: timestamp(row, 'clicked_at'),
-    }),
+    // Hot, as toMatchedEvent: literal column names.
+    (row): StoredClick => {
+      const at = row['clicked_at'];
+      return {
+        linkId: Number(row['link_id']),
+        campaignId: Number(row['campaign_id']),
+        subscriberId: Number(row['subscriber_id']),
+        at: at instanceof Date ? at : new Date(String(at)),
+      };
+    },
   );
 }
 
@@ -169,11 +181,12 @@ export interface NewFirsts {
   readonly click: boolean;
 }
 
+// Hot, as toMatchedEvent: literal column names.
 const toNewFirsts = (row: Row): NewFirsts => ({
-  id: int(row, 'id'),
-  open: bool(row, 'open'),
-  humanOpen: bool(row, 'human_open'),
-  click: bool(row, 'click'),
+  id: Number(row['id']),
+  open: row['open'] === true,
+  humanOpen: row['human_open'] === true,
+  click: row['click'] === true,
 });
 
 /**
