@@ -1,7 +1,8 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import { queryRows, type AppDb, type Executor } from '../db/client.js';
+import { bool, int, intOrNull, text, textOrNull, type Row } from '../db/row.js';
 import { bounceRules } from '../db/schema/index.js';
-import type { BounceDecision, BounceMatch, MatchedBy } from './bounce-decision.js';
+import type { BounceDecision, BounceMatch, MatchedBy, MatchedSubscriber } from './bounce-decision.js';
 import type { ReturnedHeaders } from './dsn.js';
 
 /*
@@ -33,22 +34,42 @@ export interface BounceEvidence {
   readonly recipient: string | null;
 }
 
+/** What MATCH_SQL answers: the bounce's new id and what it was matched to (all null but the id when nothing). */
 interface MatchRow {
-  bounce_id: string | number;
-  by: MatchedBy | null;
-  delivery_id: string | number | null;
-  campaign_id: number | null;
-  delivery_status: string | null;
-  subscriber_id: number | null;
-  email: string | null;
-  confirmed: boolean | null;
-  blacklisted: boolean | null;
-  bounce_count: number | null;
-  listed: boolean | null;
-  consecutive: number | null;
+  readonly bounceId: number;
+  readonly matchedBy: MatchedBy | null;
+  readonly deliveryId: number | null;
+  readonly campaignId: number | null;
+  readonly deliveryStatus: string | null;
+  readonly subscriber: MatchedSubscriber | null;
+  readonly consecutive: number;
 }
 
-const nullableId = (v: string | number | null) => (v === null ? null : Number(v));
+const MATCHED_BY: readonly MatchedBy[] = ['verp', 'delivery', 'campaign_subscriber', 'message_id', 'recipient'];
+
+const toMatchRow = (row: Row): MatchRow => {
+  const by = textOrNull(row, 'by');
+  return {
+    bounceId: int(row, 'bounce_id'),
+    matchedBy: MATCHED_BY.find((b) => b === by) ?? null,
+    deliveryId: intOrNull(row, 'delivery_id'),
+    campaignId: intOrNull(row, 'campaign_id'),
+    deliveryStatus: textOrNull(row, 'delivery_status'),
+    // The subscriber's columns are those of an existing row (x joins subscribers): not null when its id is not.
+    subscriber:
+      row['subscriber_id'] === null
+        ? null
+        : {
+            id: int(row, 'subscriber_id'),
+            email: text(row, 'email'),
+            confirmed: bool(row, 'confirmed'),
+            blacklisted: bool(row, 'blacklisted'),
+            bounceCount: int(row, 'bounce_count'),
+            listed: bool(row, 'listed'),
+          },
+    consecutive: int(row, 'consecutive'),
+  };
+};
 
 /** $1 VERP delivery, $2 delivery header, $3 campaign header, $4 subscriber uid, $5 Message-ID, $6 failed address, $7 walk. */
 const MATCH_SQL = `
@@ -158,39 +179,25 @@ export interface MatchedBounce {
  */
 export async function matchBounce(database: AppDb, e: BounceEvidence, walk: number): Promise<MatchedBounce> {
   const h = e.returned;
-  const [row] = await database.prepared<MatchRow>('mailroom_match_bounce', MATCH_SQL, [
-    e.verpDeliveryId,
-    h.deliveryId,
-    h.campaignId,
-    h.subscriberUid,
-    h.messageId,
-    e.recipient,
-    walk,
-  ]);
+  const [row] = await database.prepared(
+    'mailroom_match_bounce',
+    MATCH_SQL,
+    [e.verpDeliveryId, h.deliveryId, h.campaignId, h.subscriberUid, h.messageId, e.recipient, walk],
+    toMatchRow,
+  );
   const r = row!;
-  const deliveryId = nullableId(r.delivery_id);
-  const subscriber =
-    r.subscriber_id === null
-      ? null
-      : {
-          id: Number(r.subscriber_id),
-          email: r.email ?? '',
-          confirmed: r.confirmed === true,
-          blacklisted: r.blacklisted === true,
-          bounceCount: Number(r.bounce_count ?? 0),
-          listed: r.listed === true,
-        };
+  const subscriber = r.subscriber;
   return {
-    bounceId: Number(r.bounce_id),
+    bounceId: r.bounceId,
     match: {
-      matchedBy: r.by,
-      deliveryId,
-      campaignId: r.campaign_id === null ? null : Number(r.campaign_id),
+      matchedBy: r.matchedBy,
+      deliveryId: r.deliveryId,
+      campaignId: r.campaignId,
       subscriber,
       headersIn: h.foundIn,
       failedAddressMatches: e.recipient === null || subscriber === null ? null : e.recipient.toLowerCase() === subscriber.email.toLowerCase(),
-      deliverySent: r.delivery_status === 'sent',
-      consecutive: Number(r.consecutive ?? 0),
+      deliverySent: r.deliveryStatus === 'sent',
+      consecutive: r.consecutive,
     },
   };
 }
@@ -198,27 +205,29 @@ export async function matchBounce(database: AppDb, e: BounceEvidence, walk: numb
 /** What was stored for a message processed before (`kept` null: a rule deleted its bounce). */
 export interface Receipt {
   readonly bounceId: number;
-  readonly kept: { status: string; kind: string | null; campaignId: number | null; subscriberId: number | null } | null;
+  readonly kept: { status: string | null; kind: string | null; campaignId: number | null; subscriberId: number | null } | null;
 }
 
 export async function receiptOf(db: Executor, key: string): Promise<Receipt> {
-  const [row] = await queryRows<{
-    bounce_id: string | number;
-    kept: string | number | null;
-    status: string;
-    kind: string | null;
-    campaign_id: number | null;
-    subscriber_id: number | null;
-  }>(
+  const [receipt] = await queryRows(
     db,
     sql`select r.bounce_id, b.id as kept, b.status, b.kind, b.campaign_id, b.subscriber_id
         from bounce_receipts r left join bounces b on b.id = r.bounce_id
         where r.message_id = ${key}`,
+    (row): Receipt => ({
+      bounceId: int(row, 'bounce_id'),
+      kept:
+        row['kept'] === null
+          ? null
+          : {
+              status: textOrNull(row, 'status'),
+              kind: textOrNull(row, 'kind'),
+              campaignId: intOrNull(row, 'campaign_id'),
+              subscriberId: intOrNull(row, 'subscriber_id'),
+            },
+    }),
   );
-  return {
-    bounceId: Number(row!.bounce_id),
-    kept: row!.kept === null ? null : { status: row!.status, kind: row!.kind, campaignId: row!.campaign_id, subscriberId: row!.subscriber_id },
-  };
+  return receipt!;
 }
 
 /** The stored texts of the bounce (NUL characters already removed). */
@@ -247,39 +256,44 @@ export async function writeBounce(
   const was = m.subscriber;
   const sub = d.subscriber;
   const inc = d.increment;
-  const [row] = await database.prepared<{ claimed: number; locked: number }>('mailroom_write_bounce', WRITE_SQL, [
-    was?.id ?? null,
-    was?.confirmed ?? false,
-    was?.blacklisted ?? false,
-    was?.bounceCount ?? 0,
-    texts.key,
-    bounceId,
-    d.store,
-    d.status,
-    texts.kind,
-    texts.comment,
-    texts.header,
-    texts.data,
-    d.campaignId,
-    d.subscriberId,
-    d.deliveryId,
-    d.counted,
-    sub?.id ?? null,
-    sub?.confirmed ?? false,
-    sub?.blacklisted ?? false,
-    sub?.changed ?? false,
-    d.deleteSubscriber,
-    d.blacklist.map((b) => b.email),
-    d.blacklist.map((b) => b.reason),
-    d.history.map((x) => x.summary),
-    d.history.map((x) => x.detail),
-    d.systemInfo,
-    inc !== null,
-    inc?.campaignId ?? null,
-    inc?.ruleId ?? null,
-  ]);
-  if (Number(row!.claimed) > 0) return 'written';
-  return was !== null && Number(row!.locked) === 0 ? 'stale' : 'duplicate';
+  const [row] = await database.prepared(
+    'mailroom_write_bounce',
+    WRITE_SQL,
+    [
+      was?.id ?? null,
+      was?.confirmed ?? false,
+      was?.blacklisted ?? false,
+      was?.bounceCount ?? 0,
+      texts.key,
+      bounceId,
+      d.store,
+      d.status,
+      texts.kind,
+      texts.comment,
+      texts.header,
+      texts.data,
+      d.campaignId,
+      d.subscriberId,
+      d.deliveryId,
+      d.counted,
+      sub?.id ?? null,
+      sub?.confirmed ?? false,
+      sub?.blacklisted ?? false,
+      sub?.changed ?? false,
+      d.deleteSubscriber,
+      d.blacklist.map((b) => b.email),
+      d.blacklist.map((b) => b.reason),
+      d.history.map((x) => x.summary),
+      d.history.map((x) => x.detail),
+      d.systemInfo,
+      inc !== null,
+      inc?.campaignId ?? null,
+      inc?.ruleId ?? null,
+    ],
+    (r) => ({ claimed: int(r, 'claimed'), locked: int(r, 'locked') }),
+  );
+  if (row!.claimed > 0) return 'written';
+  return was !== null && row!.locked === 0 ? 'stale' : 'duplicate';
 }
 
 /**
@@ -288,6 +302,6 @@ export async function writeBounce(
  * from several processes at once: each increment is added once.
  */
 export async function foldBounceCounts(db: Executor): Promise<number> {
-  const [row] = await queryRows<{ taken: number }>(db, sql`select fold_bounce_counts() as taken`);
-  return Number(row?.taken ?? 0);
+  const [taken] = await queryRows(db, sql`select fold_bounce_counts() as taken`, (row) => intOrNull(row, 'taken'));
+  return taken ?? 0;
 }

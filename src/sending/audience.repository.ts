@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Executor } from '../db/client.js';
-import { sqlArray } from '../db/client.js';
+import { queryRows, sqlArray, type Executor } from '../db/client.js';
+import { bool, int, intOrNull, num, text, type Row } from '../db/row.js';
 
 /*
  * Freezing a campaign's audience into delivery records, in the background: what is to be frozen
@@ -28,10 +28,12 @@ const SENDABLE_FLAGS = sql`s.confirmed and not s.blacklisted and not s.disabled`
 const ADDRESS_NOT_BLACKLISTED = sql`not exists (select 1 from blacklist b where lower(b.email) = lower(s.email))`;
 const SENDABLE = sql`${SENDABLE_FLAGS} and ${ADDRESS_NOT_BLACKLISTED}`;
 
+/** A count computed as float8 (a sum of bigints may pass 2^31), read as a number. */
+const toCount = (row: Row): number => num(row, 'n');
+
 /** The lists a campaign is linked to (list_campaigns). */
 export async function campaignListIds(db: Executor, campaignId: number): Promise<number[]> {
-  const rows = await queryRows<{ list_id: number }>(db, sql`select list_id from list_campaigns where campaign_id = ${campaignId} order by list_id`);
-  return rows.map((r) => r.list_id);
+  return queryRows(db, sql`select list_id from list_campaigns where campaign_id = ${campaignId} order by list_id`, (row) => int(row, 'list_id'));
 }
 
 /**
@@ -62,13 +64,14 @@ export async function audienceCount(
         : sql`exists (select 1 from subscriptions m where m.subscriber_id = s.id and m.list_id = any(${sqlArray(listIds, 'int')}))`;
     member = segment ? sql`${onLists} and ${segment.predicate}` : onLists;
   }
-  const [row] = await queryRows<{ n: number }>(
+  const [n] = await queryRows(
     db,
     sql`select (select count(*) from subscribers s where ${SENDABLE_FLAGS} and ${member})::float8
              - (select count(*) from blacklist b join subscribers s on lower(s.email) = lower(b.email)
                 where ${SENDABLE_FLAGS} and ${member})::float8 as n`,
+    toCount,
   );
-  return row?.n ?? 0;
+  return n ?? 0;
 }
 
 /**
@@ -77,11 +80,8 @@ export async function audienceCount(
  * subscriber on two of them gets one message.
  */
 async function listSendableCount(db: Executor, listId: number): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(
-    db,
-    sql`select coalesce(sum(members), 0)::float8 as n from list_sendable_counts where list_id = ${listId}`,
-  );
-  return row?.n ?? 0;
+  const [n] = await queryRows(db, sql`select coalesce(sum(members), 0)::float8 as n from list_sendable_counts where list_id = ${listId}`, toCount);
+  return n ?? 0;
 }
 
 /** Marks the campaign's own lists (list_campaigns) to be frozen: one small statement, whatever their size. */
@@ -105,12 +105,13 @@ export async function markLists(tx: Executor, campaignId: number, listIds: reado
 
 /** Whether any list of the campaign is still to be frozen. */
 export async function hasPendingSources(db: Executor, campaignId: number): Promise<boolean> {
-  const rows = await queryRows<{ one: number }>(
+  const rows = await queryRows(
     db,
     sql`select 1 as one from campaign_audience_sources where campaign_id = ${campaignId} and frozen_at is null
         union all
         select 1 from campaign_segments where campaign_id = ${campaignId} and frozen_at is null
         limit 1`,
+    (row) => int(row, 'one'),
   );
   return rows.length > 0;
 }
@@ -121,7 +122,7 @@ export async function hasPendingSources(db: Executor, campaignId: number): Promi
  * resend while sending).
  */
 export async function freezeCandidates(db: Executor, limit = 100): Promise<number[]> {
-  const rows = await queryRows<{ id: number }>(
+  return queryRows(
     db,
     sql`select id from (
           select id, embargo from campaigns where status = 'prepared' and embargo <= now()
@@ -133,8 +134,8 @@ export async function freezeCandidates(db: Executor, limit = 100): Promise<numbe
         ) due
         order by embargo, id
         limit ${limit}`,
+    (row) => int(row, 'id'),
   );
-  return rows.map((r) => r.id);
 }
 
 /**
@@ -143,8 +144,8 @@ export async function freezeCandidates(db: Executor, limit = 100): Promise<numbe
  * are locked by status changes and by every batch's outcomes, and waiting on them here could deadlock with those.
  */
 export async function tryFreezeLock(tx: Executor, campaignId: number): Promise<boolean> {
-  const [row] = await queryRows<{ locked: boolean }>(tx, sql`select pg_try_advisory_xact_lock(${FREEZE_LOCK}, ${campaignId}) as locked`);
-  return row?.locked === true;
+  const [locked] = await queryRows(tx, sql`select pg_try_advisory_xact_lock(${FREEZE_LOCK}, ${campaignId}) as locked`, (row) => bool(row, 'locked'));
+  return locked === true;
 }
 
 /**
@@ -153,8 +154,8 @@ export async function tryFreezeLock(tx: Executor, campaignId: number): Promise<b
  * anyway.
  */
 export async function statusForFreeze(tx: Executor, campaignId: number): Promise<string | null> {
-  const [row] = await queryRows<{ status: string }>(tx, sql`select status from campaigns where id = ${campaignId} for key share`);
-  return row?.status ?? null;
+  const [status] = await queryRows(tx, sql`select status from campaigns where id = ${campaignId} for key share`, (row) => text(row, 'status'));
+  return status ?? null;
 }
 
 export interface PendingSource {
@@ -168,7 +169,7 @@ export interface PendingSource {
  * segment when the segment is the audience itself (campaign_segments, not narrowing lists).
  */
 export async function nextSource(tx: Executor, campaignId: number): Promise<PendingSource | null> {
-  const [row] = await queryRows<{ list_id: number | null; after: number }>(
+  const [source] = await queryRows(
     tx,
     sql`(select list_id, frozen_through_subscriber_id as after from campaign_audience_sources
          where campaign_id = ${campaignId} and frozen_at is null
@@ -176,8 +177,9 @@ export async function nextSource(tx: Executor, campaignId: number): Promise<Pend
         union all
         (select null, frozen_through_subscriber_id from campaign_segments where campaign_id = ${campaignId} and frozen_at is null)
         limit 1`,
+    (row): PendingSource => ({ listId: intOrNull(row, 'list_id'), after: int(row, 'after') }),
   );
-  return row ? { listId: row.list_id, after: row.after } : null;
+  return source ?? null;
 }
 
 export interface Chunk {
@@ -225,7 +227,7 @@ export async function freezeChunk(tx: Executor, campaignId: number, source: Pend
   const otherLists = source.listId === null ? sql`true` : sql`o.list_id <> ${source.listId}`;
   const otherSegment =
     source.listId === null ? sql`false` : sql`exists (select 1 from campaign_segments g where g.campaign_id = ${campaignId} and g.frozen_at is null)`;
-  const [row] = await queryRows<Chunk>(
+  const [chunk] = await queryRows(
     tx,
     sql`with chunk as (${walk}),
         span as (select count(*)::int as scanned, max(id) as last from chunk),
@@ -256,10 +258,11 @@ export async function freezeChunk(tx: Executor, campaignId: number, source: Pend
         )
         -- Data-modifying CTEs run to completion whether or not the final select reads them.
         select span.scanned, (select count(*)::int from inserted) as added, span.scanned < ${size} as finished,
-               span.scanned < ${size} and not others.pending as "allDone"
+               span.scanned < ${size} and not others.pending as all_done
         from span, others`,
+    (row): Chunk => ({ scanned: int(row, 'scanned'), added: int(row, 'added'), finished: bool(row, 'finished'), allDone: bool(row, 'all_done') }),
   );
-  return row!;
+  return chunk!;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db/client.js';
+import { int, textOrNull, timestamp, timestampOrNull } from '../db/row.js';
 
 /*
  * The sender's reads and writes around campaigns (not deliveries): what is due, what is being sent, repeat copies,
@@ -8,11 +9,9 @@ import { queryRows, type Executor } from '../db/client.js';
 
 /** `submitted` campaigns whose embargo has come, oldest embargo first (the (status, embargo) index). */
 export async function dueCampaignIds(db: Executor, limit = 100): Promise<number[]> {
-  const rows = await queryRows<{ id: number }>(
-    db,
-    sql`select id from campaigns where status = 'submitted' and embargo <= now() order by embargo, id limit ${limit}`,
+  return queryRows(db, sql`select id from campaigns where status = 'submitted' and embargo <= now() order by embargo, id limit ${limit}`, (row) =>
+    int(row, 'id'),
   );
-  return rows.map((r) => r.id);
 }
 
 export interface ActiveCampaign {
@@ -23,11 +22,11 @@ export interface ActiveCampaign {
 
 /** Campaigns being sent, in the order they started. */
 export async function activeCampaigns(db: Executor): Promise<ActiveCampaign[]> {
-  const rows = await queryRows<{ id: number; updated_at: Date | string }>(
+  return queryRows(
     db,
     sql`select id, updated_at from campaigns where status = 'inprocess' order by send_start nulls last, id`,
+    (row): ActiveCampaign => ({ id: int(row, 'id'), updatedAt: timestamp(row, 'updated_at').getTime() }),
   );
-  return rows.map((r) => ({ id: r.id, updatedAt: new Date(r.updated_at).getTime() }));
 }
 
 /** Starts a new run of failures from zero and forgets why the sender last paused the campaign. */
@@ -54,7 +53,7 @@ export async function setEmbargo(tx: Executor, campaignId: number, embargo: Date
  * owner), its list links and its attachments, as a draft with the given embargo. Returns the new campaign's id.
  */
 export async function insertRepeatCopy(tx: Executor, sourceId: number, uniqueId: string, embargo: Date): Promise<number> {
-  const [row] = await queryRows<{ id: number }>(
+  const [id] = await queryRows(
     tx,
     sql`insert into campaigns (unique_id, owner_id, template_id, subject, body, text_body, footer, send_format,
           html_formatted, embargo, repeat_interval, repeat_until, requeue_interval, requeue_until, from_field, to_field,
@@ -64,8 +63,9 @@ export async function insertRepeatCopy(tx: Executor, sourceId: number, uniqueId:
           from_field, to_field, reply_to, user_selection, click_track, 'draft'
         from campaigns where id = ${sourceId}
         returning id`,
+    (row) => int(row, 'id'),
   );
-  const id = row!.id;
+  if (id === undefined) throw new Error(`campaign ${sourceId} to repeat is gone`);
   await tx.execute(sql`insert into list_campaigns (campaign_id, list_id) select ${id}, list_id from list_campaigns where campaign_id = ${sourceId}`);
   await tx.execute(
     sql`insert into attachments (campaign_id, filename, mime_type, size, description, content_hash)
@@ -77,16 +77,17 @@ export async function insertRepeatCopy(tx: Executor, sourceId: number, uniqueId:
 
 /** Why the sender last paused the campaign, when it did. */
 export async function pauseReason(db: Executor, campaignId: number): Promise<{ reason: string; at: Date } | null> {
-  const rows = await queryRows<{ paused_reason: string | null; paused_at: Date | string | null }>(
-    db,
-    sql`select paused_reason, paused_at from campaign_send_states where campaign_id = ${campaignId}`,
-  );
-  const row = rows[0];
-  return row?.paused_reason && row.paused_at ? { reason: row.paused_reason, at: new Date(row.paused_at) } : null;
+  const [state] = await queryRows(db, sql`select paused_reason, paused_at from campaign_send_states where campaign_id = ${campaignId}`, (row) => ({
+    reason: textOrNull(row, 'paused_reason'),
+    at: timestampOrNull(row, 'paused_at'),
+  }));
+  return state?.reason && state.at ? { reason: state.reason, at: state.at } : null;
 }
 
 /** The campaign's current run of failures with no success in between, all workers together. */
 export async function consecutiveFailures(db: Executor, campaignId: number): Promise<number> {
-  const rows = await queryRows<{ n: number }>(db, sql`select consecutive_failures as n from campaign_send_states where campaign_id = ${campaignId}`);
-  return rows[0]?.n ?? 0;
+  const [n] = await queryRows(db, sql`select consecutive_failures as n from campaign_send_states where campaign_id = ${campaignId}`, (row) =>
+    int(row, 'n'),
+  );
+  return n ?? 0;
 }

@@ -55,7 +55,7 @@ export async function writeEvents(db: Db, batch: FlushBatch, machineSeconds: num
 
     const timelines = new Map<number, { state: repo.MatchedEvent; events: TimelineEvent[] }>();
     const addToTimeline = ({ row }: JudgedEvent, event: TimelineEvent) => {
-      const id = Number(row.delivery_id);
+      const id = row.deliveryId;
       const timeline = timelines.get(id);
       if (timeline) timeline.events.push(event);
       else timelines.set(id, { state: row, events: [event] });
@@ -66,7 +66,7 @@ export async function writeEvents(db: Db, batch: FlushBatch, machineSeconds: num
         kind: 'open',
         at: source.at,
         campaignId: source.campaignId,
-        subscriberId: judged.row.subscriber_id,
+        subscriberId: judged.row.subscriberId,
         machineReason: judged.machineReason,
         source,
       });
@@ -107,10 +107,7 @@ interface JudgedEvent {
   readonly machineReason: string | null;
 }
 
-const timingOf = (row: repo.MatchedEvent) => ({
-  sentAt: row.sent_at === null ? null : new Date(row.sent_at),
-  status: row.delivery_status,
-});
+const timingOf = (row: repo.MatchedEvent) => ({ sentAt: row.sentAt, status: row.deliveryStatus });
 
 /**
  * Stores the opens that have a delivery record, with the requester's verdict (made on the request) or else the
@@ -124,7 +121,7 @@ async function storeOpens(tx: Executor, events: readonly OpenEvent[], machineSec
   if (judged.length > 0) {
     await repo.insertOpens(
       tx,
-      judged.map(({ row, machineReason }) => ({ ...events[row.ord - 1]!, subscriberId: row.subscriber_id, machineReason })),
+      judged.map(({ row, machineReason }) => ({ ...events[row.ord - 1]!, subscriberId: row.subscriberId, machineReason })),
     );
   }
   return judged;
@@ -163,7 +160,7 @@ class Plan {
 
   walk(deliveryId: number, stored: repo.MatchedEvent, timeline: readonly TimelineEvent[]): void {
     // What the record had when the batch was stored; updateDeliveryFirsts decides which firsts are really new.
-    const state = { opened: stored.opened, humanOpened: stored.human_opened, clicked: stored.clicked };
+    const state = { opened: stored.opened, humanOpened: stored.humanOpened, clicked: stored.clicked };
     const firsts: repo.DeliveryFirsts = { id: deliveryId, firstOpenedAt: null, firstHumanOpenedAt: null, firstClickedAt: null };
     const countOpen = (event: TimelineEvent) => {
       const human = event.machineReason === null;
@@ -230,9 +227,9 @@ class Plan {
   /** The unique figures: the firsts the database took (see repository updateDeliveryFirsts). */
   countFirsts(taken: readonly repo.NewFirsts[]): void {
     for (const row of taken) {
-      const campaign = this.campaign(this.campaignOfDelivery.get(Number(row.id))!);
+      const campaign = this.campaign(this.campaignOfDelivery.get(row.id)!);
       if (row.open) campaign.uniqueOpens++;
-      if (row.human_open) campaign.uniqueHumanOpens++;
+      if (row.humanOpen) campaign.uniqueHumanOpens++;
       if (row.click) campaign.uniqueClicks++;
     }
   }
