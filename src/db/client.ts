@@ -39,7 +39,7 @@ export const sqlColumn = <T>(rows: readonly T[], type: string, pick: (row: T) =>
 export async function queryRows<T>(db: Pick<Db, 'execute'>, query: SQL, mapRow: (row: Row) => T): Promise<T[]>;
 /**
  * @deprecated The rows' type is only asserted, and they reach the caller in snake_case: give a row mapper instead.
- * Still used by the repositories listed in docs/architecture.md ("Raw SQL"), until they are converted.
+ * src/ no longer uses it; bench seeds and test set-up still do, for ad-hoc reads of their own.
  */
 export async function queryRows<T>(db: Pick<Db, 'execute'>, query: SQL): Promise<T[]>;
 export async function queryRows<T>(db: Pick<Db, 'execute'>, query: SQL, mapRow?: (row: Row) => T): Promise<T[]> {
