@@ -1,9 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Config } from '../../src/config.js';
 import { startTestApp, type TestApp } from '../helper.js';
-import { assertAccessible, CHROMIUM, SCREENSHOTS, screenshotsOff } from '../console/browser.js';
+import { CHROMIUM, screenshotSchemes, screenshotsOff } from '../console/browser.js';
 
 /*
  * Browser tests of the public pages (sign-up, confirm, preferences, unsubscribe, forward): the console's set-up
@@ -32,7 +30,7 @@ export interface PublicHarness {
   /** A new browser context and page (JavaScript off unless asked for); closed by close(). */
   newPage(options?: PageOptions): Promise<Page>;
   /**
-   * Opens a page four times (light and dark, desktop and phone), screenshots each to
+   * Opens a page twice (desktop and phone) and shows it in light and dark, screenshots each to
    * test-results/screenshots/public-<name>-<scheme>-<width>.png and checks it with axe-core. `open` brings the page
    * to the state to show.
    */
@@ -72,16 +70,15 @@ export async function startPublic(overrides: Partial<Config> = {}): Promise<Publ
     newPage,
     async screenshots(name, open, options = {}) {
       if (screenshotsOff()) return;
-      mkdirSync(SCREENSHOTS, { recursive: true });
-      for (const colorScheme of ['light', 'dark'] as const) {
-        for (const phone of [false, true]) {
-          const page = await newPage({ colorScheme, phone, ...options, javaScript: true });
-          await open(page);
-          const file = `public-${name}-${colorScheme}-${phone ? 'phone' : 'desktop'}.png`;
-          await page.screenshot({ path: join(SCREENSHOTS, file), fullPage: true });
-          await assertAccessible(page, `${name} (${colorScheme}, ${phone ? 'phone' : 'desktop'})`);
-          await page.context().close();
-        }
+      for (const phone of [false, true]) {
+        const page = await newPage({ phone, ...options, javaScript: true });
+        await open(page);
+        await screenshotSchemes(
+          page,
+          (scheme) => `public-${name}-${scheme}-${phone ? 'phone' : 'desktop'}`,
+          async () => undefined,
+        );
+        await page.context().close();
       }
     },
     async close() {
