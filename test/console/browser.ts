@@ -169,24 +169,20 @@ export async function screenshots(
   for (const phone of [false, true]) {
     const page = await openSignedIn(harness, sessionKey, path, { phone });
     await ready(page);
-    await screenshotSchemes(
-      page,
-      (scheme) => `${name}-${scheme}-${phone ? 'phone' : 'desktop'}`,
-      () => ready(page),
-    );
+    // `ready` runs once: it may act on the page (open a dialog), and the content stays through the switch.
+    await screenshotSchemes(page, (scheme) => `${name}-${scheme}-${phone ? 'phone' : 'desktop'}`);
     await page.context().close();
   }
 }
 
 /**
  * The page as it is, in light then in dark: a full-page screenshot to test-results/screenshots/<file(scheme)>.png
- * and an axe check of each. `settled` waits for the content again after the switch.
+ * and an axe check of each.
  */
-export async function screenshotSchemes(page: Page, file: (scheme: 'light' | 'dark') => string, settled: () => Promise<unknown>): Promise<void> {
+export async function screenshotSchemes(page: Page, file: (scheme: 'light' | 'dark') => string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
-    await settled();
     // Two frames: the restyle, then whatever the scheme change redrew (a chart's canvas).
     await page.evaluate(() => {
       const frame = (globalThis as unknown as { requestAnimationFrame(callback: () => void): number }).requestAnimationFrame;

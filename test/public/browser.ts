@@ -73,11 +73,7 @@ export async function startPublic(overrides: Partial<Config> = {}): Promise<Publ
       for (const phone of [false, true]) {
         const page = await newPage({ phone, ...options, javaScript: true });
         await open(page);
-        await screenshotSchemes(
-          page,
-          (scheme) => `public-${name}-${scheme}-${phone ? 'phone' : 'desktop'}`,
-          async () => undefined,
-        );
+        await screenshotSchemes(page, (scheme) => `public-${name}-${scheme}-${phone ? 'phone' : 'desktop'}`);
         await page.context().close();
       }
     },
