@@ -20,14 +20,18 @@ export const CHROMIUM = CANDIDATES.find((path) => existsSync(path)) ?? null;
 
 const HOW_TO = 'Install it with `apt-get update && apt-get install -y chromium` (or set CHROMIUM_PATH).';
 
+/** Which browser tests a run takes: BROWSER_TESTS=off none, =console or =public that set only, unset both. */
+export type BrowserSet = 'console' | 'public';
+
 /**
  * `skip` for node:test: the reason when no Chromium is found (said loudly on stderr), false otherwise. With
  * REQUIRE_BROWSER=1 (set by .ci/run) a missing browser is an error instead, so CI cannot pass without these tests.
  */
-export function browserSkip(): string | false {
-  // .ci/run's PostgreSQL pass: the pages are tested in the PGlite pass, against the same API that the HTTP tests
-  // check on both databases; running every browser flow twice took CI past its 20 minutes.
-  if (process.env.BROWSER_TESTS === 'off') return 'BROWSER_TESTS=off (the browser tests ran in the PGlite pass)';
+export function browserSkip(set: BrowserSet = 'console'): string | false {
+  // .ci/run takes the console's flows in its PGlite pass and the public pages' in its PostgreSQL pass: they test the
+  // pages, over the same API whose HTTP tests run on both databases, and every flow twice took CI past 20 minutes.
+  const only = process.env.BROWSER_TESTS;
+  if (only === 'off' || (only && only !== set)) return `BROWSER_TESTS=${only} (this pass leaves the ${set} pages' browser tests to the other)`;
   if (CHROMIUM) return false;
   const message = `\n*** NO CHROMIUM: the admin console's browser tests are SKIPPED. ${HOW_TO} ***\n`;
   if (process.env.REQUIRE_BROWSER === '1') throw new Error(`REQUIRE_BROWSER=1 but no Chromium was found. ${HOW_TO}`);

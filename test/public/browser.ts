@@ -1,7 +1,7 @@
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Config } from '../../src/config.js';
 import { startTestApp, type TestApp } from '../helper.js';
-import { CHROMIUM, screenshotSchemes, screenshotsOff } from '../console/browser.js';
+import { browserSkip as consoleBrowserSkip, CHROMIUM, screenshotSchemes, screenshotsOff } from '../console/browser.js';
 
 /*
  * Browser tests of the public pages (sign-up, confirm, preferences, unsubscribe, forward): the console's set-up
@@ -9,7 +9,10 @@ import { CHROMIUM, screenshotSchemes, screenshotsOff } from '../console/browser.
  * JavaScript is off unless a test needs it for axe-core: the public pages must work without it.
  */
 
-export { assertAccessible, browserSkip } from '../console/browser.js';
+export { assertAccessible } from '../console/browser.js';
+
+/** The console's skip rule, for the public pages' set (BROWSER_TESTS=public runs only these). */
+export const browserSkip = () => consoleBrowserSkip('public');
 
 export interface PageOptions {
   colorScheme?: 'light' | 'dark';
