@@ -16,6 +16,8 @@ import type { AttributeCondition, CompareOp, Condition, GroupCondition, LeafCond
  *   does not carry `s.id > after` across `x.subscriber_id = s.id` itself, and without it a merge over an index in
  *   subscriber order starts at the first subscriber on every page (600 ms at a million instead of 0.2).
  * - "Any campaign" engagement reads subscriber_engagement (one row per subscriber), not every delivery.
+ * - A count starts from the index range of a list or an attribute value that every match needs, instead of from
+ *   `subscribers`, when no condition reads the subscriber's own row (segmentCountSource).
  */
 
 const COMPARE: Record<CompareOp, SQL> = {
@@ -34,8 +36,9 @@ export function likeLiteral(text: string): string {
 
 /**
  * The cut-off of "within the last N days", as a scalar subquery: PostgreSQL computes it once per statement (an
- * InitPlan). Written as a plain expression it is re-evaluated for every row a filter tests — over a million
- * engagement rows in a merge or hash join, 80 ms of a count's CPU.
+ * InitPlan). Written as a plain expression it is computed again for every index probe (a runtime key) and every row
+ * a filter tests: the bench count's 100,000 engagement probes took 173–191 ms of CPU instead of 144, a filter over a
+ * million engagement rows 154 ms instead of 82. The plans of the bench's count and page are otherwise unchanged.
  */
 const since = (days: number) => sql`(select now() - make_interval(days => ${days}::int))`;
 
