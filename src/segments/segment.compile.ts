@@ -16,6 +16,8 @@ import type { AttributeCondition, CompareOp, Condition, GroupCondition, LeafCond
  *   does not carry `s.id > after` across `x.subscriber_id = s.id` itself, and without it a merge over an index in
  *   subscriber order starts at the first subscriber on every page (600 ms at a million instead of 0.2).
  * - "Any campaign" engagement reads subscriber_engagement (one row per subscriber), not every delivery.
+ * - A count starts from the index range of a list or an attribute value that every match needs, instead of from
+ *   `subscribers`, when no condition reads the subscriber's own row (segmentCountSource).
  */
 
 const COMPARE: Record<CompareOp, SQL> = {
@@ -32,7 +34,13 @@ export function likeLiteral(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-const since = (days: number) => sql`now() - make_interval(days => ${days}::int)`;
+/**
+ * The cut-off of "within the last N days", as a scalar subquery: PostgreSQL computes it once per statement (an
+ * InitPlan). Written as a plain expression it is computed again for every index probe (a runtime key) and every row
+ * a filter tests: the bench count's 100,000 engagement probes took 173–191 ms of CPU instead of 144, a filter over a
+ * million engagement rows 154 ms instead of 82. The plans of the bench's count and page are otherwise unchanged.
+ */
+const since = (days: number) => sql`(select now() - make_interval(days => ${days}::int))`;
 
 /**
  * `<alias>.subscriber_id = s.id`, and `> after` when the statement walks subscribers from `after` on (redundant for
@@ -216,4 +224,62 @@ function group(g: GroupCondition, of: Correlate): SQL {
  */
 export function segmentPredicate(definition: GroupCondition, after: number | null = null): SQL {
   return group(definition, correlation(after));
+}
+
+/** Whether a condition reads the subscriber's own row (e-mail, flags, bounce count, creation time). */
+function readsSubscriberRow(c: Condition): boolean {
+  switch (c.type) {
+    case 'group':
+      return c.conditions.some(readsSubscriberRow);
+    case 'email':
+    case 'confirmed':
+    case 'blacklisted':
+    case 'html_email':
+    case 'bounce_count':
+      return true;
+    case 'subscribed':
+      return c.listId === null;
+    default:
+      return false;
+  }
+}
+
+/**
+ * The subscribers a condition matches as one index range of a child table holding at most one row per subscriber
+ * (a list's memberships: key (list, subscriber); one attribute's values: key (subscriber, definition), the short
+ * values' index (definition, value, subscriber)), or null for any other condition. Every such row names an existing
+ * subscriber: deleting a subscriber deletes its memberships and values in the same statement, and inserting one for
+ * a missing subscriber fails (routines/012_subscriber_children.sql).
+ */
+function childRange(c: Condition): SQL | null {
+  if (c.type === 'list') {
+    return c.op === 'member_of' && c.listIds.length === 1
+      ? sql`select m.subscriber_id as id from subscriptions m where m.list_id = ${c.listIds[0]}`
+      : null;
+  }
+  if (c.type !== 'attribute') return null;
+  const value = (v: string) =>
+    sql`select v.subscriber_id as id from subscriber_attribute_values v where v.definition_id = ${c.attributeId} and char_length(v.value) <= 64 and v.value = ${v}`;
+  if (c.family === 'checkbox' && c.op === 'is_set') return value('1');
+  if (c.family === 'date' && c.op === 'on') return value(c.date);
+  if (c.family === 'options' && !c.multiple && c.op === 'any_of' && c.optionIds.length === 1) return value(c.optionIds[0]!);
+  return null;
+}
+
+/**
+ * A count's rows: `from` (aliased `s`, with the subscriber's `id`) and the predicate over it. When every match must
+ * satisfy a condition that is one child index range (a list, one option, a ticked box, a date; see childRange) and
+ * no condition reads the subscriber's own row, the count starts from that range instead of `subscribers`, and the
+ * other conditions are probed from it. The count is the same (one row per existing subscriber), and the statement
+ * no longer visits the subscribers' key once per candidate: at a million, 100,000 probes of 3 buffers each, about
+ * 100 ms of a 260 ms count (docs/api.md "Segments"). Which of several such conditions starts makes no measurable
+ * difference: the planner orders the joins itself.
+ */
+export function segmentCountSource(definition: GroupCondition): { from: SQL; predicate: SQL } {
+  const everyone = { from: sql`subscribers s`, predicate: segmentPredicate(definition) };
+  if (definition.match !== 'all' || readsSubscriberRow(definition)) return everyone;
+  const start = definition.conditions.findIndex((c) => childRange(c) !== null);
+  if (start < 0) return everyone;
+  const rest: GroupCondition = { ...definition, conditions: definition.conditions.filter((_, i) => i !== start) };
+  return { from: sql`(${childRange(definition.conditions[start]!)}) s`, predicate: segmentPredicate(rest) };
 }

@@ -3,7 +3,7 @@ import type { Executor } from '../db/client.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { cursorOf, toPage, type PageQuery } from '../shared/pagination.js';
 import { toAtom } from '../shared/time.js';
-import { segmentPredicate } from './segment.compile.js';
+import { segmentCountSource, segmentPredicate } from './segment.compile.js';
 import { checkDefinition, type GroupCondition } from './segment.definition.js';
 import * as repo from './segment.repository.js';
 import type { MatchPage, MatchPageQuery, PreviewBody, Segment, SegmentBody } from './segment.schemas.js';
@@ -71,11 +71,11 @@ async function savedDefinition(ctx: AppContext, id: number): Promise<GroupCondit
 }
 
 export async function countSaved(ctx: AppContext, id: number): Promise<{ count: number }> {
-  return { count: await repo.countMatching(ctx.db, segmentPredicate(await savedDefinition(ctx, id))) };
+  return { count: await repo.countMatching(ctx.db, segmentCountSource(await savedDefinition(ctx, id))) };
 }
 
 export async function countUnsaved(ctx: AppContext, definition: unknown): Promise<{ count: number }> {
-  return { count: await repo.countMatching(ctx.db, segmentPredicate(await checked(ctx.db, definition))) };
+  return { count: await repo.countMatching(ctx.db, segmentCountSource(await checked(ctx.db, definition))) };
 }
 
 async function matchPage(ctx: AppContext, definition: GroupCondition, afterId: number, limit: number): Promise<MatchPage> {

@@ -1,0 +1,166 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { subscriberAttributeValues } from '../../src/db/schema/index.js';
+import { createCampaign, createDelivery, createList, createSubscriber, subscribe } from '../factories.js';
+import { startTestApp, type TestApp } from '../helper.js';
+
+/*
+ * The count's two shapes (segment.compile.ts, segmentCountSource): from `subscribers`, or from the index range of one
+ * list or one attribute value every match needs. Forty subscribers with a pattern of values, lists and opens; each
+ * definition's count is checked against the same rule written here in JavaScript over that pattern, and against the
+ * page of matches (which always reads `subscribers`). Definitions where the short shape applies and where it must
+ * not (a flag of the subscriber's row, `any`, two lists, a checkbox group), and after a subscriber is deleted.
+ */
+
+let t: TestApp;
+let headers: Record<string, string>;
+const DAY = 86_400_000;
+
+interface Person {
+  id: number;
+  confirmed: boolean;
+  country: 'Germany' | 'France' | 'Spain' | null;
+  newsletter: boolean;
+  birthday: string;
+  topics: string[];
+  inL: boolean;
+  inM: boolean;
+  openedRecently: boolean;
+  openedEver: boolean;
+}
+const people: Person[] = [];
+const option: Record<string, number> = {};
+const attr: Record<string, number> = {};
+let listL: number;
+let listM: number;
+
+async function defineAttribute(name: string, type: string, options?: string[]) {
+  const res = await t.inject({
+    method: 'POST',
+    url: '/api/v2/attributes',
+    headers,
+    payload: { name, type, ...(options ? { options: options.map((o, i) => ({ name: o, list_order: i })) } : {}) },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  const body = res.json() as { id: number; options: { id: number; name: string }[] };
+  attr[name] = body.id;
+  for (const o of body.options) option[o.name] = o.id;
+}
+
+before(async () => {
+  t = await startTestApp();
+  headers = (await t.adminWithSession({ privileges: { subscribers: true } })).headers;
+  await defineAttribute('Country', 'select', ['Germany', 'France', 'Spain']);
+  await defineAttribute('Newsletter', 'checkbox');
+  await defineAttribute('Birthday', 'date');
+  await defineAttribute('Topics', 'checkboxgroup', ['News', 'Sport']);
+  listL = (await createList(t.db, { name: 'L' })).id;
+  listM = (await createList(t.db, { name: 'M' })).id;
+  const campaign = await createCampaign(t.db, { status: 'sent' });
+  const countries = ['Germany', 'France', 'Spain'] as const;
+  for (let i = 0; i < 40; i++) {
+    const p: Person = {
+      id: (await createSubscriber(t.db, { confirmed: i % 5 !== 0 })).id,
+      confirmed: i % 5 !== 0,
+      country: i % 7 === 0 ? null : countries[i % 3]!,
+      newsletter: i % 2 === 0,
+      birthday: `1990-01-0${1 + (i % 3)}`,
+      topics: i % 3 === 0 ? ['News', 'Sport'] : i % 3 === 1 ? ['Sport'] : [],
+      inL: i % 3 !== 2,
+      inM: i % 4 === 0,
+      openedRecently: i % 4 < 2,
+      openedEver: i % 4 < 3,
+    };
+    people.push(p);
+    const values = [
+      { definitionId: attr.Newsletter!, value: p.newsletter ? '1' : '0' },
+      { definitionId: attr.Birthday!, value: p.birthday },
+      ...(p.country ? [{ definitionId: attr.Country!, value: String(option[p.country]) }] : []),
+      ...(p.topics.length ? [{ definitionId: attr.Topics!, value: p.topics.map((o) => option[o]).join(',') }] : []),
+    ];
+    await t.db.insert(subscriberAttributeValues).values(values.map((v) => ({ ...v, subscriberId: p.id })));
+    if (p.inL) await subscribe(t.db, listL, p.id);
+    if (p.inM) await subscribe(t.db, listM, p.id);
+    // Opened within the last 90 days, 200 days ago, or never.
+    const opened = p.openedRecently ? new Date() : i % 4 === 2 ? new Date(Date.now() - 200 * DAY) : null;
+    await createDelivery(t.db, campaign.id, p.id, { firstOpenedAt: opened, firstHumanOpenedAt: opened });
+  }
+});
+after(() => t.close());
+
+/** The count of an unsaved definition, checked against the page of matches, and the ids of the page. */
+async function counted(definition: unknown): Promise<{ count: number; ids: number[] }> {
+  const res = await t.inject({ method: 'POST', url: '/api/v2/segments/count', headers, payload: { definition } });
+  assert.equal(res.statusCode, 200, res.body);
+  const { count } = res.json() as { count: number };
+  const page = await t.inject({ method: 'POST', url: '/api/v2/segments/subscribers', headers, payload: { definition, limit: 100 } });
+  assert.equal(page.statusCode, 200, page.body);
+  const ids = (page.json() as { items: { id: number }[] }).items.map((i) => i.id);
+  assert.equal(count, ids.length);
+  return { count, ids };
+}
+
+async function expectMatches(definition: unknown, rule: (p: Person) => boolean) {
+  const expected = people.filter(rule).map((p) => p.id);
+  assert.ok(expected.length > 0 && expected.length < people.length, 'the rule should split the subscribers');
+  assert.deepEqual(await counted(definition), { count: expected.length, ids: expected });
+}
+
+const germany = { type: 'attribute', attribute_id: 0, op: 'any_of', value: ['Germany'] };
+const inL = () => ({ type: 'list', op: 'member_of', list_ids: [listL] });
+const opened90 = { type: 'engagement', action: 'opened', within_last_days: 90 };
+
+describe('segments: the count from a list or an attribute value agrees with the rule', () => {
+  test('where the count starts from one index range', async () => {
+    const country = { ...germany, attribute_id: attr.Country };
+    await expectMatches({ match: 'all', conditions: [country, inL(), opened90] }, (p) => p.country === 'Germany' && p.inL && p.openedRecently);
+    await expectMatches({ match: 'all', conditions: [inL()] }, (p) => p.inL);
+    await expectMatches({ match: 'all', conditions: [{ type: 'attribute', attribute_id: attr.Newsletter, op: 'is_set' }] }, (p) => p.newsletter);
+    await expectMatches(
+      {
+        match: 'all',
+        conditions: [
+          { type: 'attribute', attribute_id: attr.Birthday, op: 'on', value: '1990-01-02' },
+          { type: 'list', op: 'not_member_of', list_ids: [listM] },
+          { type: 'group', match: 'any', conditions: [opened90, { ...country, op: 'none_of' }] },
+        ],
+      },
+      (p) => p.birthday === '1990-01-02' && !p.inM && (p.openedRecently || p.country !== 'Germany'),
+    );
+    // A membership with the list's join date, and a condition that is not a range first: the list still starts.
+    await expectMatches(
+      {
+        match: 'all',
+        conditions: [
+          { type: 'engagement', action: 'opened', negate: true },
+          { type: 'subscribed', op: 'within_last_days', value: 1, list_id: listL },
+        ],
+      },
+      (p) => p.inL && !p.openedEver,
+    );
+  });
+
+  test('where it must not: the subscriber’s own row, `any`, several lists, a checkbox group', async () => {
+    await expectMatches({ match: 'all', conditions: [inL(), { type: 'confirmed', value: true }] }, (p) => p.inL && p.confirmed);
+    await expectMatches({ match: 'any', conditions: [inL(), opened90] }, (p) => p.inL || p.openedRecently);
+    // A subscriber in both lists is counted once.
+    await expectMatches(
+      { match: 'all', conditions: [{ type: 'list', op: 'member_of', list_ids: [listL, listM] }, opened90] },
+      (p) => (p.inL || p.inM) && p.openedRecently,
+    );
+    await expectMatches(
+      { match: 'all', conditions: [{ type: 'attribute', attribute_id: attr.Topics, op: 'any_of', value: ['Sport'] }, inL()] },
+      (p) => p.topics.includes('Sport') && p.inL,
+    );
+  });
+
+  test('a deleted subscriber is no longer counted, from either shape', async () => {
+    const gone = people.find((p) => p.country === 'Germany' && p.inL && p.openedRecently && p.confirmed)!;
+    const res = await t.inject({ method: 'DELETE', url: `/api/v2/subscribers/${gone.id}`, headers });
+    assert.equal(res.statusCode, 204, res.body);
+    people.splice(people.indexOf(gone), 1);
+    const country = { ...germany, attribute_id: attr.Country };
+    await expectMatches({ match: 'all', conditions: [country, inL(), opened90] }, (p) => p.country === 'Germany' && p.inL && p.openedRecently);
+    await expectMatches({ match: 'all', conditions: [country, { type: 'confirmed', value: true }] }, (p) => p.country === 'Germany' && p.confirmed);
+  });
+});
