@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { subscriberAttributeValues } from '../../src/db/schema/index.js';
 import { createCampaign, createDelivery, createList, createSubscriber, subscribe } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
+import { defineAttribute as defineSegmentAttribute } from './attributes.js';
 
 /*
  * The count's two shapes (segment.compile.ts, segmentCountSource): from `subscribers`, or from the index range of one
@@ -35,16 +36,9 @@ let listL: number;
 let listM: number;
 
 async function defineAttribute(name: string, type: string, options?: string[]) {
-  const res = await t.inject({
-    method: 'POST',
-    url: '/api/v2/attributes',
-    headers,
-    payload: { name, type, ...(options ? { options: options.map((o, i) => ({ name: o, list_order: i })) } : {}) },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  const body = res.json() as { id: number; options: { id: number; name: string }[] };
-  attr[name] = body.id;
-  for (const o of body.options) option[o.name] = o.id;
+  const defined = await defineSegmentAttribute(t, headers, name, type, options);
+  attr[name] = defined.id;
+  for (const [o, id] of Object.entries(defined.options)) option[o] = id;
 }
 
 before(async () => {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { clicks, subscriberAttributeValues } from '../../src/db/schema/index.js';
 import { createBounce, createCampaign, createDelivery, createLink, createList, createSubscriber, subscribe } from '../factories.js';
 import { ATOM, startTestApp, type TestApp } from '../helper.js';
+import { defineAttribute as defineSegmentAttribute } from './attributes.js';
 
 /*
  * Segments through HTTP: every operator on every attribute type and every other condition, nested groups, every 422,
@@ -23,16 +24,9 @@ const DAY = 86_400_000;
 const isoDay = (offsetDays: number) => new Date(Date.now() + offsetDays * DAY).toISOString().slice(0, 10);
 
 async function defineAttribute(name: string, type: string, options?: string[]) {
-  const res = await t.inject({
-    method: 'POST',
-    url: '/api/v2/attributes',
-    headers,
-    payload: { name, type, ...(options ? { options: options.map((o, i) => ({ name: o, list_order: i })) } : {}) },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  const body = res.json() as { id: number; options: { id: number; name: string }[] };
-  attr[name] = body.id;
-  for (const o of body.options) option[`${name}:${o.name}`] = o.id;
+  const defined = await defineSegmentAttribute(t, headers, name, type, options);
+  attr[name] = defined.id;
+  for (const [o, id] of Object.entries(defined.options)) option[`${name}:${o}`] = id;
 }
 
 async function setValue(subscriber: string, name: string, value: string) {
