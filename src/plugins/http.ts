@@ -8,8 +8,8 @@ declare module 'fastify' {
     /** Leave body keys as sent (bodies keyed by user data, e.g. attribute names). */
     keepBodyKeys?: boolean;
     /**
-     * The route's `limit` is validated as its schema says (a 400 outside the range) instead of clamped the phpList
-     * way: Mailroom's own reports, where a wrong limit is a caller's mistake worth naming.
+     * The route's `limit` is validated as its schema says (the project's 422 naming `limit` outside the range)
+     * instead of clamped the phpList way: Mailroom's own reports, where a wrong limit is a caller's mistake worth naming.
      */
     strictLimit?: boolean;
     /**
