@@ -147,6 +147,16 @@ export function Pager({
   );
 }
 
+/** A count as the console shows it: grouped by thousands (12,345). */
+export function formatCount(value: number): string {
+  return value.toLocaleString('en');
+}
+
+/** `part` as a percentage of `whole` to one decimal (12.3%), or — when there is no whole to be a part of. */
+export function formatRate(part: number, whole: number): string {
+  return whole > 0 ? `${((part / whole) * 100).toFixed(1)}%` : '—';
+}
+
 export function formatDate(value: string | null | undefined): string {
   if (!value) return '—';
   const date = new Date(value);

@@ -3,12 +3,11 @@ import { api, unwrap } from '../api/client';
 import { useApi, type Loadable } from '../api/useApi';
 import { Link, useLocation, withQuery } from '../router';
 import type { Series } from '../ui/Chart';
-import { ErrorState, Loading, PageHeader, Pager } from '../ui/kit';
+import { ErrorState, Loading, PageHeader, Pager, formatCount as n } from '../ui/kit';
 
 const Chart = lazy(() => import('../ui/Chart'));
 
 const PAGE = 20;
-const n = (value: number) => value.toLocaleString('en');
 const pct = (value: number) => `${value.toFixed(1)}%`;
 
 /**

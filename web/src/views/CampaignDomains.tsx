@@ -1,14 +1,11 @@
 import { api, unwrap } from '../api/client';
 import { useApi } from '../api/useApi';
-import { ErrorState, Loading, formatDate } from '../ui/kit';
+import { ErrorState, Loading, formatDate, formatCount as n, formatRate as rate } from '../ui/kit';
 import { usePoll } from '../ui/poll';
 
 /** While the service is computing a newer snapshot, it is asked again this often. */
 const UPDATING_MS = 2_000;
 const DOMAINS = 10;
-
-const n = (value: number) => value.toLocaleString('en');
-const rate = (part: number, whole: number) => (whole > 0 ? `${((part / whole) * 100).toFixed(1)}%` : '—');
 
 /**
  * The campaign's recipients by domain (GET …/domains): a snapshot the service refreshes in the background, so the

@@ -4,7 +4,7 @@ import type { CampaignStats } from '../api/types';
 import { useApi } from '../api/useApi';
 import { can, useAuth } from '../auth';
 import { Link, useLocation, withQuery } from '../router';
-import { ErrorState, Loading, PageHeader, Pager, formatDate } from '../ui/kit';
+import { ErrorState, Loading, PageHeader, Pager, formatDate, formatCount as n, formatRate as rate } from '../ui/kit';
 import { usePoll } from '../ui/poll';
 import CampaignDomains from './CampaignDomains';
 
@@ -18,9 +18,6 @@ const REFRESH_MS = 30_000;
 
 /** Bounces listed per page. */
 const BOUNCES_PAGE = 20;
-
-const n = (value: number) => value.toLocaleString('en');
-const rate = (part: number, whole: number) => (whole > 0 ? `${((part / whole) * 100).toFixed(1)}%` : '—');
 
 /**
  * A campaign's report, every figure read from the counters the service keeps (GET …/stats): deliveries, bounces,

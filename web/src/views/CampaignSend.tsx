@@ -4,7 +4,7 @@ import { api, ApiError, unwrap } from '../api/client';
 import type { Campaign, CampaignStats } from '../api/types';
 import { useApi } from '../api/useApi';
 import { Link } from '../router';
-import { ErrorState, Loading, Notice, PageHeader, formatDate, useAction } from '../ui/kit';
+import { ErrorState, Loading, Notice, PageHeader, formatDate, useAction, formatCount as n } from '../ui/kit';
 import { usePoll } from '../ui/poll';
 import './campaign/campaign.css';
 
@@ -13,8 +13,6 @@ const POLL_MS = 1500;
 /** The current rate is measured over this much of the latest figures. */
 const RATE_WINDOW_MS = 20_000;
 const SENDING = new Set(['submitted', 'prepared', 'inprocess', 'requeued']);
-
-const n = (value: number) => value.toLocaleString('en');
 
 /**
  * Sending a campaign: a draft first shows whom it goes to and asks; once handed to the sender the page shows the
