@@ -123,7 +123,7 @@ export default function CampaignReport({ id }: { id: number }) {
         <h2 id="report-domains">Recipient domains</h2>
         <CampaignDomains id={id} />
       </section>
-      <section className="card stack" aria-labelledby="report-bounces">
+      <section className="card" aria-labelledby="report-bounces">
         <h2 id="report-bounces">Bounces</h2>
         <BounceList id={id} counted={s.bounces} sent={sent}>
           {s.deliveries.failed > 0 && (
