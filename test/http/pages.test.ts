@@ -22,7 +22,7 @@ const lines: Record<string, unknown>[] = [];
 before(async () => {
   testDb = await openTestDatabase();
   dataDir = mkdtempSync(join(tmpdir(), 'mailroom-pages-'));
-  const config = loadConfig({ LOG_LEVEL: 'info', DATA_DIR: dataDir, SEND_WORKER: 'off' });
+  const config = loadConfig({ PGLITE_MAX_WAIT_MS: '0', LOG_LEVEL: 'info', DATA_DIR: dataDir, SEND_WORKER: 'off' });
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
       for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);

@@ -27,7 +27,14 @@ test(
     const sink = await startSmtpSink();
     const apiDir = mkdtempSync(join(tmpdir(), 'mailroom-host-a-'));
     const workerDir = mkdtempSync(join(tmpdir(), 'mailroom-host-b-'));
-    const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: testDb.url, DATA_DIR: apiDir, SMTP_URL: sink.url, SEND_WORKER: 'off' });
+    const config = loadConfig({
+      PGLITE_MAX_WAIT_MS: '0',
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: testDb.url,
+      DATA_DIR: apiDir,
+      SMTP_URL: sink.url,
+      SEND_WORKER: 'off',
+    });
     const app = await buildApp({ config, database: testDb.database, migrate: false });
     const { headers } = await createSessionKey(testDb.database.db, (await createAdmin(testDb.database.db)).id);
     let child: ReturnType<typeof spawn> | null = null;

@@ -27,7 +27,10 @@ before(async () => {
   database = await openTestDatabase();
   sink = await startSmtpSink();
   dataDir = mkdtempSync(join(tmpdir(), 'mailroom-test-'));
-  const config = loadConfig({ DATA_DIR: dataDir, SMTP_URL: sink.url, SEND_WORKER: 'off' }, { dkim: testKeys('example.com') });
+  const config = loadConfig(
+    { PGLITE_MAX_WAIT_MS: '0', DATA_DIR: dataDir, SMTP_URL: sink.url, SEND_WORKER: 'off' },
+    { dkim: testKeys('example.com') },
+  );
   app = await buildApp({
     config,
     database: database.database,

@@ -26,7 +26,7 @@ before(async () => {
   testDb = await openTestDatabase();
   smtp = await startSmtpSink();
   dataDir = mkdtempSync(join(tmpdir(), 'mailroom-test-'));
-  const config = loadConfig({ LOG_LEVEL: 'warn', DATA_DIR: dataDir, SMTP_URL: smtp.url, SEND_WORKER: 'off' });
+  const config = loadConfig({ PGLITE_MAX_WAIT_MS: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir, SMTP_URL: smtp.url, SEND_WORKER: 'off' });
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
       lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
