@@ -50,4 +50,14 @@ export default tseslint.config(
       'import-x/no-restricted-paths': ['error', { zones: areaZones(AREAS) }],
     },
   },
+  {
+    // The console gets the same no-cycle rule as src/: a view and its form share a module below both, never each other.
+    files: ['web/src/**/*.{ts,tsx}'],
+    ...importX.flatConfigs.typescript,
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './web/tsconfig.json' })],
+    },
+    rules: { 'import-x/no-cycle': 'error' },
+  },
 );

@@ -3,7 +3,7 @@ import type { ApiError } from '../api/client';
 import { api, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
 import { Notice } from '../ui/kit';
-import { ACTION_LABELS, type Rule } from './BounceRules';
+import { ACTION_LABELS, type Rule } from './bounceRule';
 
 type RuleBody = paths['/api/v2/bounces/regex']['post']['requestBody']['content']['application/json'];
 type TestResult = paths['/api/v2/bounces/regex/test']['post']['responses'][200]['content']['application/json'];

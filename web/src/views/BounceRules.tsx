@@ -1,27 +1,13 @@
 import { useState } from 'react';
 import { api, unwrap } from '../api/client';
 import type { paths } from '../api/schema';
-import type { Answer } from '../api/types';
 import { useApi } from '../api/useApi';
 import { ConfirmDialog, Empty, ErrorState, Loading, Notice, PageHeader, useAction } from '../ui/kit';
 import { RuleForm } from './BounceRuleForm';
+import { ACTION_LABELS, type Rule } from './bounceRule';
 import './templates.css';
 
-export type Rule = Answer<'/api/v2/bounces/regex/{ruleId}', 'get'>;
 type RuleBody = paths['/api/v2/bounces/regex']['post']['requestBody']['content']['application/json'];
-
-export const ACTION_LABELS: Record<string, string> = {
-  deletebounce: 'Delete the bounce',
-  unconfirmuser: 'Unconfirm the subscriber',
-  unconfirmuseranddeletebounce: 'Unconfirm the subscriber, delete the bounce',
-  decreasecountconfirmuseranddeletebounce: 'Take the bounce off the count, confirm the subscriber, delete the bounce',
-  blacklistuser: 'Blacklist the subscriber',
-  blacklistuseranddeletebounce: 'Blacklist the subscriber, delete the bounce',
-  blacklistemail: 'Blacklist the address',
-  blacklistemailanddeletebounce: 'Blacklist the address, delete the bounce',
-  deleteuser: 'Delete the subscriber',
-  deleteuserandbounce: 'Delete the subscriber and the bounce',
-};
 
 /** The rules bounce processing tries in order (list_order, then id); the first that matches decides. */
 export default function BounceRules() {
