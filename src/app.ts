@@ -24,6 +24,7 @@ import { createTransport, type Transport } from './sending/index.js';
 import { testSendRoutes } from './sending/test-send.routes.js';
 import { campaignPreviewRoutes } from './sending/campaign-preview.routes.js';
 import { campaignSendRoutes } from './sending/campaign-send.routes.js';
+import { campaignStatusRoutes } from './sending/campaign-status.routes.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerConsole } from './plugins/console.js';
 import { registerErrorHandler } from './plugins/error-handler.js';
@@ -197,6 +198,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(testSendRoutes);
       await api.register(campaignPreviewRoutes);
       await api.register(campaignSendRoutes);
+      await api.register(campaignStatusRoutes);
       await api.register(unsubscribeRoutes);
       await api.register(forwardRoutes);
 

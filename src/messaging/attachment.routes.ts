@@ -7,7 +7,7 @@ import { errorResponses } from '../shared/schemas.js';
 import { attachmentStorage } from './attachment-storage.js';
 import { Attachment, CampaignAttachmentParams, CampaignParams } from './attachment.schemas.js';
 import * as service from './attachment.service.js';
-import { formParts } from './multipart-form.js';
+import { formParts } from '../plugins/multipart-form.js';
 
 const tags = ['attachments'];
 export const ATTACHMENTS_DENIED = 'You are not allowed to manage attachments.';

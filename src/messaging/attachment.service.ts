@@ -5,7 +5,7 @@ import type { AttachmentStorage } from './attachment-storage.js';
 import { TooLargeError } from './attachment-too-large.js';
 import * as repo from './attachment.repository.js';
 import type { Attachment } from './attachment.schemas.js';
-import { asClientError, fieldText, type FormPart } from './multipart-form.js';
+import { asClientError, fieldText, type FormPart } from '../plugins/multipart-form.js';
 
 export const CAMPAIGN_NOT_FOUND = 'Campaign not found.';
 export const ATTACHMENT_NOT_FOUND = 'Attachment not found.';

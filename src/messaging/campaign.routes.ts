@@ -4,7 +4,7 @@ import { callerOf } from '../plugins/auth.js';
 import { rawPathId } from '../plugins/http.js';
 import { Page } from '../shared/pagination.js';
 import { errorResponses } from '../shared/schemas.js';
-import { Campaign, CampaignBody, CampaignListItem, CampaignListQuery, CampaignParams, StatusBody } from './campaign.schemas.js';
+import { Campaign, CampaignBody, CampaignListItem, CampaignListQuery, CampaignParams } from './campaign.schemas.js';
 import * as service from './campaign.service.js';
 
 const tags = ['campaigns'];
@@ -15,8 +15,6 @@ export const campaignRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const existsFirst = async (request: FastifyRequest) => {
     await service.requireCampaign(app.ctx, rawPathId(request, 'messageId'));
   };
-  // Everywhere else: authentication, then the campaign (../shared/api/DECISIONS.md § Order of checks).
-  const existsAfterAuth = existsFirst;
 
   app.get(
     '/campaigns',
@@ -112,27 +110,5 @@ export const campaignRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => reply.code(201).send(await service.copyCampaign(app.ctx, request.params.messageId, callerOf(request).id)),
-  );
-
-  app.patch(
-    '/campaigns/:messageId/status',
-    {
-      onRequest: guard,
-      preValidation: existsAfterAuth,
-      schema: {
-        tags,
-        operationId: 'changeCampaignStatus',
-        summary: "Change a campaign's status along the transitions of reference §7.1",
-        description:
-          'draft → submitted; suspended → submitted; submitted → prepared, inprocess, suspended; prepared → inprocess, ' +
-          'suspended; inprocess → sent, suspended, submitted; requeued → inprocess, suspended; sent is final. ' +
-          'Anything else is 409 `Invalid status transition`. Submitting needs a list, a subject, a from field and a body ' +
-          '(422), and an invitation needs [CONFIRMATIONURL].',
-        params: CampaignParams,
-        body: StatusBody,
-        response: { 200: Campaign, ...errorResponses(403, 404, 409, 422) },
-      },
-    },
-    async (request) => service.setStatus(app.ctx, request.params.messageId, request.body),
   );
 };

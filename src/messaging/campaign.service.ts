@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { checkSelection } from '../segments/index.js';
 import type { AppContext } from '../context.js';
-import { changeCampaignStatus } from '../sending/lifecycle/index.js';
 import { ConflictError, NotFoundError } from '../shared/errors.js';
 import { toPage } from '../shared/pagination.js';
 import { campaignColumns } from './campaign-input.js';
 import { figuresOf } from './campaign-figures.repository.js';
 import * as repo from './campaign.repository.js';
-import type { Campaign, CampaignBody, CampaignListItem, CampaignListQuery, StatusBody } from './campaign.schemas.js';
+import type { Campaign, CampaignBody, CampaignListItem, CampaignListQuery } from './campaign.schemas.js';
 import { findTemplate } from './template.repository.js';
 
 export const CAMPAIGN_NOT_FOUND = 'Campaign not found.';
@@ -109,11 +108,4 @@ export async function copyCampaign(ctx: AppContext, id: number, ownerId: number)
     status: 'draft',
   });
   return repo.toCampaignView(ctx.db, row);
-}
-
-export async function setStatus(ctx: AppContext, id: number, body: StatusBody): Promise<Campaign> {
-  await ctx.db.transaction(async (tx) => {
-    if (!(await changeCampaignStatus(tx, id, body.status))) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
-  });
-  return getCampaign(ctx, id);
 }

@@ -5,7 +5,7 @@ import { rawPathId } from '../plugins/http.js';
 import { PayloadTooLargeError } from '../shared/errors.js';
 import { Page, PageQuery, cursorOf } from '../shared/pagination.js';
 import { errorResponses } from '../shared/schemas.js';
-import { asClientError, fieldText, formBoolean, formInteger, formParts } from './multipart-form.js';
+import { asClientError, fieldText, formBoolean, formInteger, formParts } from '../plugins/multipart-form.js';
 import { DEFAULT_TEMPLATES } from './template-defaults.js';
 import {
   DefaultTemplate,

@@ -1,6 +1,6 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { formParts, releaseUnreadBody } from '../messaging/index.js';
+import { formParts, releaseUnreadBody } from '../plugins/multipart-form.js';
 import { callerOf } from '../plugins/auth.js';
 import { HttpError, PayloadTooLargeError } from '../shared/errors.js';
 import { errorResponses } from '../shared/schemas.js';

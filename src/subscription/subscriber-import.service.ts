@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
 import type { Executor } from '../db/client.js';
 import { loginNameOf } from '../identity/index.js';
-import { asClientError, fieldText, type FormPart } from '../messaging/index.js';
+import { asClientError, fieldText, type FormPart } from '../plugins/multipart-form.js';
 import { BadRequestError, PayloadTooLargeError, ValidationError } from '../shared/errors.js';
 import { loadDefinitionsWithOptions } from './attribute.repository.js';
 import { requireOwnedList } from './list.service.js';
