@@ -6,6 +6,7 @@ import { OneLinePerRequest, pathForLog, serializeError } from './shared/log.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { createDatabase, type Database } from './db/client.js';
+import { serveDataDirDumps } from './db/snapshot/control-socket.js';
 import { loadSecrets, migrate } from './db/migrate.js';
 import { adminAttributeDefinitionRoutes } from './identity/admin-attribute-definition.routes.js';
 import { adminAttributeValueRoutes } from './identity/admin-attribute-value.routes.js';
@@ -120,7 +121,13 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   bounceCounts.start();
   const ctx: AppContext = { config, db: database.db, mailer, transport, log: app.log, secrets, events, bounceCounts };
   app.decorate('ctx', ctx);
+  // The embedded database in a DATA_DIR of its own: `npm run backup` copies it through this process.
+  const stopDumps =
+    database.dumpDataDir && !options.database && !config.dataDir.startsWith('memory://')
+      ? await serveDataDirDumps(config.dataDir, () => database.dumpDataDir!(), app.log)
+      : null;
   app.addHook('onClose', async () => {
+    await stopDumps?.();
     // Answered opens and clicks are written before the database closes (the server has stopped taking requests).
     await events.close();
     // So are the counts of recorded bounces (the bounce mailbox was stopped before app.close()).

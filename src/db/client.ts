@@ -76,6 +76,8 @@ export interface Database {
   exec(script: string): Promise<void>;
   /** Embedded database only: how long its oldest unanswered statement has waited, in ms (see plugins/overload.ts). */
   waitingMs?(): number;
+  /** Embedded database only: a gzip'd tar of its data directory, taken in one step (see snapshot/control-socket.ts). */
+  dumpDataDir?(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -120,6 +122,7 @@ async function createPglite(dataDir: string, loadDataDir?: Blob): Promise<Databa
     // PGlite is one connection in one process: nothing else can race us.
     withLock: (_key, fn) => fn(),
     waitingMs: () => client.waitingMs(),
+    dumpDataDir: () => client.dumpDataDir('gzip'),
     exec: async (script) => {
       await client.exec(script);
     },
