@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { createDatabase, type Database } from './db/client.js';
 import { serveDataDirDumps } from './db/snapshot/control-socket.js';
+import { registerMetrics } from './plugins/metrics.js';
 import { loadSecrets, migrate } from './db/migrate.js';
 import { adminAttributeDefinitionRoutes } from './identity/admin-attribute-definition.routes.js';
 import { adminAttributeValueRoutes } from './identity/admin-attribute-value.routes.js';
@@ -21,7 +22,7 @@ import { subscriberExportRoutes } from './subscription/subscriber-export.routes.
 import { subscriberImportRoutes } from './subscription/subscriber-import.routes.js';
 import { subscriberRoutes } from './subscription/subscriber.routes.js';
 import { createMailer, type Mailer } from './mail/index.js';
-import { createTransport, type Transport } from './sending/index.js';
+import { collectSendMetrics, createTransport, type Transport } from './sending/index.js';
 import { testSendRoutes } from './sending/test-send.routes.js';
 import { campaignPreviewRoutes } from './sending/campaign-preview.routes.js';
 import { campaignSendRoutes } from './sending/campaign-send.routes.js';
@@ -143,6 +144,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   registerHttpConventions(app);
   registerErrorHandler(app);
   registerOverloadShedding(app, config, database);
+  registerMetrics(app, { config, database, backlog: () => events.pending, collectors: [() => collectSendMetrics(ctx)] });
   registerAuth(app);
   await registerOpenApi(app);
   if (config.corsOrigins.length > 0) {

@@ -67,6 +67,7 @@ export const EnvSchema = Type.Object({
   // 1: campaign mail's envelope sender carries its delivery, signed (VERP: mail/verp.ts); needs BOUNCE_ADDRESS.
   BOUNCE_VERP: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '0' }),
   BOUNCE_INBOUND_TOKEN: Type.String({ default: '', pattern: '^(|[\\x21-\\x7e]{16,512})$' }),
+  METRICS_TOKEN: Type.String({ default: '', pattern: '^(|[\\x21-\\x7e]{16,512})$' }),
   BOUNCE_MAX_SIZE: Type.Integer({ minimum: 1024, maximum: 209_715_200, default: 10_485_760 }),
   BOUNCE_READ_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 60_000, default: 2000 }),
   BOUNCE_MAILBOX_URL: Type.String({ default: '', pattern: '^(|imaps?://[^\\s]+)$' }),
@@ -138,6 +139,8 @@ export interface Config {
   readonly tracking: TrackingConfig;
   /** Bounce processing (messaging/bounce-processing.ts, bounce-mailbox.ts, bounce-inbound.routes.ts). */
   readonly bounces: BounceConfig;
+  /** Bearer token GET /metrics asks for; empty: it answers only to loopback clients (plugins/metrics.ts). */
+  readonly metricsToken: string;
 }
 
 export interface BounceConfig {
@@ -318,6 +321,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       machineSeconds: converted.TRACKING_MACHINE_SECONDS,
       ratePerAddress: converted.TRACKING_RATE,
     }),
+    metricsToken: converted.METRICS_TOKEN,
     bounces: Object.freeze({
       inboundToken: converted.BOUNCE_INBOUND_TOKEN,
       maxSize: converted.BOUNCE_MAX_SIZE,
@@ -333,7 +337,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
 }
 
 /** Variables whose whole value is a secret: an error names them but never prints them. */
-const SECRET_VARIABLES = new Set(['ADMIN_PASSWORD', 'BOUNCE_INBOUND_TOKEN']);
+const SECRET_VARIABLES = new Set(['ADMIN_PASSWORD', 'BOUNCE_INBOUND_TOKEN', 'METRICS_TOKEN']);
 
 /** A value as an error message may print it: secrets hidden, URL passwords masked (error messages reach logs). */
 function shownValue(name: string, value: unknown): string {

@@ -76,6 +76,8 @@ export interface Database {
   exec(script: string): Promise<void>;
   /** Embedded database only: how long its oldest unanswered statement has waited, in ms (see plugins/overload.ts). */
   waitingMs?(): number;
+  /** Requests waiting for a connection (PostgreSQL's pool) or statements queued for the database thread (PGlite). */
+  waiting(): number;
   /** Embedded database only: a gzip'd tar of its data directory, taken in one step (see snapshot/control-socket.ts). */
   dumpDataDir?(): Promise<Blob>;
   close(): Promise<void>;
@@ -122,6 +124,7 @@ async function createPglite(dataDir: string, loadDataDir?: Blob): Promise<Databa
     // PGlite is one connection in one process: nothing else can race us.
     withLock: (_key, fn) => fn(),
     waitingMs: () => client.waitingMs(),
+    waiting: () => client.waitingCalls,
     dumpDataDir: () => client.dumpDataDir('gzip'),
     exec: async (script) => {
       await client.exec(script);
@@ -156,6 +159,7 @@ async function createPostgres(url: string, poolSize: number): Promise<Database> 
   return {
     db,
     kind: 'postgres',
+    waiting: () => pool.waitingCount,
     async withLock(key, fn) {
       // A connection of its own: holding one of the pool's could starve `fn` of connections.
       const client = new pg.Client({ connectionString: url });

@@ -112,6 +112,11 @@ export class PgliteThread {
    * How long the oldest unanswered call has waited, in milliseconds (0 when none is): the database's queue as a
    * time, for load shedding. The map keeps the order calls were posted in, so its first entry is the oldest.
    */
+  /** Calls posted to the database thread and not yet answered. */
+  get waitingCalls(): number {
+    return this.pending.size;
+  }
+
   waitingMs(): number {
     const oldest = this.pending.values().next().value;
     return oldest ? performance.now() - oldest.since : 0;

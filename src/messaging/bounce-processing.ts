@@ -5,6 +5,7 @@ import { consecutiveWalk, decideBounce, type BounceAction, type BounceFacts, typ
 import * as repo from './bounce-processing.repository.js';
 import { deliveryOfAddresses } from '../mail/index.js';
 import { readBounce, type BounceKind, type BounceReport } from './dsn.js';
+import { bouncesTotal } from '../shared/metrics.js';
 
 /*
  * Bounce processing (issue 6): a bounce message, from the mailbox or POST /bounces/inbound, is read (dsn.ts) and
@@ -103,7 +104,10 @@ export async function processBounce(
   const active = rules ?? (await loadActiveRules(ctx.db));
   // A "delivered" report is no failure: nothing to match rules against.
   const rule = report.kind === null ? null : (active.find((r) => r.pattern && matchesBounceRule(r.pattern, report.text)) ?? null);
-  return record(ctx, report, rule, source);
+  const outcome = await record(ctx, report, rule, source);
+  // By what it was (`bounced_list_message`, `complaint`, `unidentified` …), or `duplicate` when seen before.
+  bouncesTotal.inc({ outcome: outcome.duplicate ? 'duplicate' : outcome.status.replaceAll(' ', '_') });
+  return outcome;
 }
 
 /**

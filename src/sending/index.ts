@@ -9,5 +9,6 @@ export { forward } from './forward.service.js';
 export { decodePreferencesToken, preferencesUrl } from './preferences-link.js';
 export { createTransport } from './transport.js';
 export type { Transport } from './transport.js';
+export { collectSendMetrics } from './send-metrics.js';
 export { startWorker } from './worker.js';
 export type { SendWorker } from './worker.js';

@@ -8,6 +8,7 @@ import type { ClaimedDelivery, Outcome } from './delivery.repository.js';
 import { domainKey, domainOf, giveBack, GLOBAL_KEY, takeTokens, type Grant } from '../shared/rate-limit.js';
 import type { Semaphore } from './semaphore.js';
 import { SendFailure } from './transport.js';
+import { deliveriesTotal } from '../shared/metrics.js';
 
 /*
  * One batch of one campaign, start to end: reserve rate, claim under a lease, load the recipients in bulk, skip the
@@ -105,6 +106,7 @@ async function sendClaimed(
 
   const { tail, hadSuccess } = failureTail(outcomes);
   const recorded = await withOneRetry(() => ledger.recordOutcomes(ctx.db, campaignId, workerId, outcomes, tail, hadSuccess));
+  countOutcomes(outcomes);
   await ledger.releaseClaimed(ctx.db, unsent, workerId);
   await ledger.releaseClaimed(ctx.db, deferred.rows, workerId, deferred.until);
   held.clear();
@@ -118,6 +120,13 @@ async function sendClaimed(
   }
   ctx.log.debug({ campaignId, ...recorded, released: unsent.length + deferred.rows.length }, 'batch recorded');
   return { claimed: claimed.length, sent: recorded.sent };
+}
+
+/** mailroom_deliveries_total by outcome, once per status of the batch; a delivery put back in the queue is a retry. */
+function countOutcomes(outcomes: readonly Outcome[]): void {
+  const counts = { sent: 0, failed: 0, skipped: 0, queued: 0 };
+  for (const outcome of outcomes) counts[outcome.status]++;
+  for (const [status, n] of Object.entries(counts)) if (n > 0) deliveriesTotal.inc({ outcome: status === 'queued' ? 'retry' : status }, n);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/client.js';
+import { trackingEventsTotal, trackingFlushDuration } from '../shared/metrics.js';
 import { writeEvents } from './event-flush.service.js';
 import { flagScannerBursts, SCANNER_WINDOW_MS } from './machine-detection.js';
 import type { ClickEvent, OpenEvent } from './tracking-event.js';
@@ -126,7 +127,10 @@ export class EventBuffer {
 
     const work = (async () => {
       try {
+        const timer = trackingFlushDuration.startTimer();
         const result = await writeEvents(this.options.db, { opens, clicks }, this.options.machineSeconds);
+        timer();
+        countWritten(opens.length, clicks.length, result);
         this.failures = 0;
         if (result.droppedOpens > 0 || result.droppedClicks > 0) {
           // Unknown uid or campaign, or no delivery record: expected now and then (forwarded mail, deleted data).
@@ -158,6 +162,16 @@ export class EventBuffer {
     const fromOpens = Math.min(excess, this.opens.length);
     this.opens.splice(0, fromOpens);
     this.clicks.splice(0, excess - fromOpens);
+    trackingEventsTotal.inc({ kind: 'open', result: 'shed' }, fromOpens);
+    trackingEventsTotal.inc({ kind: 'click', result: 'shed' }, excess - fromOpens);
     this.options.log.error({ dropped: excess }, 'tracking buffer full (database unreachable?); oldest events dropped');
   }
+}
+
+/** Recorded and unmatched (no such delivery) opens and clicks of one written batch, for GET /metrics. */
+function countWritten(opens: number, clicks: number, result: { droppedOpens: number; droppedClicks: number }): void {
+  trackingEventsTotal.inc({ kind: 'open', result: 'recorded' }, opens - result.droppedOpens);
+  trackingEventsTotal.inc({ kind: 'open', result: 'unmatched' }, result.droppedOpens);
+  trackingEventsTotal.inc({ kind: 'click', result: 'recorded' }, clicks - result.droppedClicks);
+  trackingEventsTotal.inc({ kind: 'click', result: 'unmatched' }, result.droppedClicks);
 }

@@ -1,3 +1,4 @@
+import { smtpConnectionErrorsTotal } from '../../shared/metrics.js';
 import { SmtpConnection, SmtpError, type SmtpServerOptions } from './connection.js';
 
 /*
@@ -87,6 +88,7 @@ export class SmtpPool {
       },
       (err: Error) => {
         this.opening--;
+        smtpConnectionErrorsTotal.inc();
         if (this.sessions.size > 0) {
           // The server is there but takes no more sessions (421 too many connections): make do with those it took
           // for a while, rather than failing mail that they can carry.
