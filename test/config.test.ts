@@ -56,6 +56,7 @@ describe('loadConfig', () => {
       preferences: { linkDays: 365, clientLimit: 60 },
       subscribePageClientLimit: 10,
       tracking: { flushMs: 50, machineSeconds: 2, ratePerAddress: 20 },
+      metricsToken: '',
       bounces: {
         inboundToken: '',
         maxSize: 10_485_760,
