@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { originOf } from '../subscription/index.js';
-import { sendPage, limited, type PublicPage } from '../public/index.js';
+import { limited } from './change-limit.js';
+import { sendPage, type PublicPage } from './headers.js';
 import { pickLanguage, type Lang } from '../shared/i18n.js';
-import { preferencesUrl } from './preferences-link.js';
+import { pagePreferencesUrl as preferencesUrl } from '../sending/index.js';
 import { confirmPage, donePage, expiredPage, forwardedPage, invalidPage, MAX_REASON, resubscribedPage } from './unsubscribe.pages.js';
 import { Html, PlainText, ResubscribeParams, UnsubscribeForm, UnsubscribeParams } from './unsubscribe.schemas.js';
 import * as service from './unsubscribe.service.js';
