@@ -91,8 +91,10 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'unsubscribe',
         summary: "Unsubscribe from the campaign's lists at once (public; RFC 8058 one-click)",
         description:
-          "Removes the subscriber from the lists the campaign was sent to, skips the subscriber's still-queued mail " +
-          'of the campaign and records it in their history. Idempotent. HTML for a browser, plain text otherwise.',
+          'Removes the subscriber from the lists the campaign was sent to (every list when its segment was the whole ' +
+          "audience), skips the subscriber's still-queued mail of the campaign and of any other whose audience they " +
+          'left with it, and records it in their history (docs/api.md "Consent"). Idempotent. HTML for a browser, ' +
+          'plain text otherwise.',
         security: [],
         params: UnsubscribeParams,
         body: { content: { [FORM_TYPE]: { schema: UnsubscribeForm } } },

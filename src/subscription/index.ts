@@ -11,7 +11,7 @@ export type { DefinitionWithOptions } from './attribute.repository.js';
 export { MAX_VALUE_LENGTH, OPTION_TYPES } from './attribute.schemas.js';
 export { blacklistedAmong } from './blacklist.repository.js';
 export { originOf } from './history-origin.js';
-export { LEAVE_LOCK } from './leave.repository.js';
+export { LEAVE_LOCK, STILL_IN_AUDIENCE } from './leave.repository.js';
 export { leave, leaveInTransaction, previewLeave } from './leave.service.js';
 export type { LeaveScope, Left, LeftList } from './leave.service.js';
 export { JOIN_TOKEN_DAYS } from './list-join-token.js';

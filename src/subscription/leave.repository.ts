@@ -20,6 +20,17 @@ export async function lockOutFreezes(tx: Executor): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(${LEAVE_LOCK}, 0)`);
 }
 
+/**
+ * The consent rule (docs/api.md "Consent") over a delivery aliased `d`: its subscriber is still in its campaign's
+ * audience — on one of the lists the campaign was frozen from, or, when the campaign's segment was its whole audience,
+ * on any list. Leaving skips queued mail where it fails; retrying failed mail (sending) requeues only where it holds.
+ */
+export const STILL_IN_AUDIENCE = sql`(exists (select 1 from campaign_audience_sources a
+                                              join subscriptions m on m.list_id = a.list_id and m.subscriber_id = d.subscriber_id
+                                              where a.campaign_id = d.campaign_id)
+                                      or (exists (select 1 from campaign_segments g where g.campaign_id = d.campaign_id and not g.narrows_lists)
+                                          and exists (select 1 from subscriptions m where m.subscriber_id = d.subscriber_id)))`;
+
 export interface LeftList {
   readonly id: number;
   readonly name: string;
@@ -93,13 +104,7 @@ export async function skipQueuedMail(db: Executor, subscriberId: number, reason:
           update deliveries d
           set status = 'skipped', last_response = ${reason}, lease_until = null, worker_id = null, updated_at = now()
           where d.subscriber_id = ${subscriberId} and d.status = 'queued'
-            and (d.campaign_id = ${campaignId ?? 0}
-                 or not (
-                   exists (select 1 from campaign_audience_sources a
-                           join subscriptions m on m.list_id = a.list_id and m.subscriber_id = d.subscriber_id
-                           where a.campaign_id = d.campaign_id)
-                   or (exists (select 1 from campaign_segments g where g.campaign_id = d.campaign_id and not g.narrows_lists)
-                       and exists (select 1 from subscriptions m where m.subscriber_id = d.subscriber_id))))
+            and (d.campaign_id = ${campaignId ?? 0} or not ${STILL_IN_AUDIENCE})
           returning d.campaign_id),
         per_campaign as (select campaign_id, count(*)::int as n from skipped group by campaign_id),
         counted as (

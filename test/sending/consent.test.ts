@@ -298,4 +298,20 @@ describe('consent: what leaving changes', () => {
     for (const c of [toA, other]) assert.deepEqual(s.got(c.id), s.emails('stay'));
     assert.deepEqual(s.got(alone.id), s.emails('stay', 'bOnly'));
   });
+  test('retrying failed mail requeues only those still in the audience: one who left since stays failed, unmailed', async () => {
+    const s = await scene();
+    const c = await sendableCampaign(t.db, [s.a.id]);
+    await send(c.id);
+    await parkOtherCampaigns(t.db, c.id);
+    await withWorker(t.ctx, { batchSize: 5 }, async (w) => {
+      t.smtp.failNext(1, 550, 'No such user here');
+      await w.runOnce();
+    });
+    assert.deepEqual(await countersOf(t.db, c.id), { queued: 0, sent: 0, failed: 1, skipped: 0 });
+    await ways.preferences(s.people.stay.uniqueId, true);
+    const res = await t.inject({ method: 'POST', url: `/api/v2/campaigns/${c.id}/retry-failed`, headers });
+    assert.deepEqual([res.statusCode, res.json()], [200, { requeued: 0 }]);
+    await deliver(c.id);
+    assert.deepEqual(s.got(c.id), []);
+  });
 });
