@@ -51,7 +51,7 @@ import { BounceCounts } from './messaging/index.js';
 import { templateRoutes } from './messaging/template.routes.js';
 import { campaignRoutes } from './messaging/campaign.routes.js';
 import { listCampaignRoutes } from './messaging/list-campaign.routes.js';
-import { unsubscribeRoutes } from './sending/unsubscribe.routes.js';
+import { unsubscribeRoutes } from './public/unsubscribe.routes.js';
 import { forwardRoutes } from './sending/forward.routes.js';
 import { publicAssetRoutes } from './public/assets.routes.js';
 import { signupRoutes } from './public/signup.routes.js';

@@ -57,6 +57,8 @@ export const EnvSchema = Type.Object({
   // Preference centre (src/public/preferences.*): link lifetime in days (0: never expires), changes per client per 10 minutes.
   PREFERENCES_LINK_DAYS: Type.Integer({ minimum: 0, maximum: 36_500, default: 365 }),
   PREFERENCES_CLIENT_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 60 }),
+  // The preference-centre link shown on the unsubscribe pages: days, not a year (whoever holds a forwarded mail can open them).
+  PREFERENCES_PAGE_LINK_DAYS: Type.Integer({ minimum: 1, maximum: 90, default: 7 }),
   SUBSCRIBE_PAGE_CLIENT_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 10 }),
   TRACKING_FLUSH_MS: Type.Integer({ minimum: 5, maximum: 10_000, default: 50 }),
   TRACKING_MACHINE_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 2 }),
@@ -133,6 +135,11 @@ export interface Config {
   readonly forward: ForwardConfig;
   /** The preference centre and the other public subscriber pages of issue 13 (src/public). */
   readonly preferences: PreferencesConfig;
+  /**
+   * Days the preference-centre link on the unsubscribe pages stays good (PREFERENCES_PAGE_LINK_DAYS): a link of its
+   * own, shorter-lived than the mail's `[PREFERENCESURL]` (docs/api.md "Consent").
+   */
+  readonly preferencesPageLinkDays: number;
   /** Sign-ups one client address may post to the public subscribe pages in 10 minutes (more → 429). */
   readonly subscribePageClientLimit: number;
   /** Open and click recording (tracking/event-buffer.ts). */
@@ -311,6 +318,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     imageCheckAllowLoopback: converted.IMAGE_CHECK_ALLOW_LOOPBACK === 'on',
     subscribePageClientLimit: converted.SUBSCRIBE_PAGE_CLIENT_LIMIT,
     preferences: Object.freeze({ linkDays: converted.PREFERENCES_LINK_DAYS, clientLimit: converted.PREFERENCES_CLIENT_LIMIT }),
+    preferencesPageLinkDays: converted.PREFERENCES_PAGE_LINK_DAYS,
     forward: Object.freeze({
       emailCount: converted.FORWARD_EMAIL_COUNT,
       personalNoteSize: converted.FORWARD_PERSONAL_NOTE_SIZE,

@@ -54,6 +54,7 @@ describe('loadConfig', () => {
       imageCheckAllowLoopback: false,
       forward: { emailCount: 1, personalNoteSize: 0, rateLimit: 5 },
       preferences: { linkDays: 365, clientLimit: 60 },
+      preferencesPageLinkDays: 7,
       subscribePageClientLimit: 10,
       tracking: { flushMs: 50, machineSeconds: 2, ratePerAddress: 20 },
       metricsToken: '',

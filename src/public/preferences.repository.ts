@@ -44,17 +44,6 @@ export async function addSubscriptions(db: Executor, subscriberId: number, listI
   return rows.map((r) => r.listId);
 }
 
-/** Removes the subscriber from the lists (all of them when `listIds` is null); answers the ids removed. */
-export async function removeSubscriptions(db: Executor, subscriberId: number, listIds: number[] | null): Promise<number[]> {
-  if (listIds !== null && listIds.length === 0) return [];
-  const where =
-    listIds === null
-      ? eq(subscriptions.subscriberId, subscriberId)
-      : and(eq(subscriptions.subscriberId, subscriberId), inArray(subscriptions.listId, listIds));
-  const rows = await db.delete(subscriptions).where(where).returning({ listId: subscriptions.listId });
-  return rows.map((r) => r.listId);
-}
-
 /** Ids of the definitions subscribers may edit, in the administrators' order. */
 export async function editableDefinitionIds(db: Executor): Promise<number[]> {
   const rows = await db

@@ -7,13 +7,15 @@ import {
   checkAttributeValue,
   insertHistory,
   isEmail,
+  leave,
+  leaveInTransaction,
   findSubscriberByUniqueId,
   updateSubscriber,
   type DefinitionWithOptions,
   type HistoryOrigin,
   type SubscriberRow,
 } from '../subscription/index.js';
-import { decodePreferencesToken } from '../sending/index.js';
+import { decodeAnyPreferencesToken } from '../sending/index.js';
 import * as repo from './preferences.repository.js';
 import { seal, unseal } from './sealed-token.js';
 
@@ -35,7 +37,7 @@ export type Resolved = { readonly subscriber: SubscriberRow } | 'expired' | 'for
 
 /** The subscriber a preferences token names; `expired`, `forwarded` (a forwarded copy's link) or null (forged, gone). */
 export async function resolve(ctx: AppContext, token: string): Promise<Resolved> {
-  const link = decodePreferencesToken(ctx.secrets.linkToken, token, ctx.config.preferences.linkDays);
+  const link = decodeAnyPreferencesToken(ctx.secrets.linkToken, token, ctx.config.preferences.linkDays, ctx.config.preferencesPageLinkDays);
   if (link === null || link === 'expired') return link;
   if (link.uniqueId === FORWARDED) return FORWARDED;
   const subscriber = await findSubscriberByUniqueId(ctx.db, link.uniqueId);
@@ -94,11 +96,18 @@ export async function saveLists(ctx: AppContext, subscriber: SubscriberRow, want
   const leave = lists.filter((l) => l.member && !wanted.has(l.id)).map((l) => l.id);
   await ctx.db.transaction(async (tx) => {
     const joined = await repo.addSubscriptions(tx, subscriber.id, join);
-    const left = await repo.removeSubscriptions(tx, subscriber.id, leave);
     if (joined.length > 0) await insertHistory(tx, subscriber.id, origin, 'Subscribed', `Joined ${names(lists, joined)} in the preference centre`);
-    if (left.length > 0) await insertHistory(tx, subscriber.id, origin, 'Unsubscribed', `Left ${names(lists, left)} in the preference centre`);
+    await leaveInTransaction(tx, subscriber.id, {
+      scope: { lists: leave },
+      origin,
+      describe: (left, skipped) => `Left ${left ?? 'no list'} in the preference centre${skippedNote(skipped)}`,
+      skipReason: SKIP_REASON,
+    });
   });
 }
+
+const SKIP_REASON = 'Skipped: the subscriber left its lists in the preference centre.';
+const skippedNote = (skipped: number) => (skipped > 0 ? `; ${skipped} queued campaign mail skipped` : '');
 
 export type FieldErrors = Map<number, 'required' | string>;
 
@@ -158,12 +167,11 @@ export async function saveFormat(ctx: AppContext, subscriber: SubscriberRow, htm
 
 /** Off every list (not the blacklist: the subscriber may come back here and join again). */
 export async function leaveAll(ctx: AppContext, subscriber: SubscriberRow, origin: HistoryOrigin) {
-  const lists = await repo.listsForSubscriber(ctx.db, subscriber.id);
-  await ctx.db.transaction(async (tx) => {
-    const left = await repo.removeSubscriptions(tx, subscriber.id, null);
-    if (left.length > 0) {
-      await insertHistory(tx, subscriber.id, origin, 'Unsubscribed', `Left all lists (${names(lists, left)}) in the preference centre`);
-    }
+  await leave(ctx.db, subscriber.id, {
+    scope: { everyList: true },
+    origin,
+    describe: (left, skipped) => `Left all lists (${left ?? 'none'}) in the preference centre${skippedNote(skipped)}`,
+    skipReason: SKIP_REASON,
   });
 }
 

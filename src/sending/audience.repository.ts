@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, sqlArray, type Executor } from '../db/client.js';
 import { bool, int, intOrNull, num, text, type Row } from '../db/row.js';
+import { LEAVE_LOCK } from '../subscription/index.js';
 
 /*
  * Freezing a campaign's audience into delivery records, in the background: what is to be frozen
@@ -28,6 +29,13 @@ const SENDABLE_FLAGS = sql`s.confirmed and not s.blacklisted and not s.disabled`
 const ADDRESS_NOT_BLACKLISTED = sql`not exists (select 1 from blacklist b where lower(b.email) = lower(s.email))`;
 const SENDABLE = sql`${SENDABLE_FLAGS} and ${ADDRESS_NOT_BLACKLISTED}`;
 
+/**
+ * The consent rule's part for a segment that is the whole audience (docs/api.md "Consent"): only subscribers who
+ * hold at least one list membership. Leaving every list (the unsubscribe link of such a campaign does that) takes a
+ * person out of every segment-alone campaign; someone on no list gets no campaign. Probes subscriptions_subscriber_id_idx.
+ */
+const ON_SOME_LIST = sql`exists (select 1 from subscriptions m where m.subscriber_id = s.id)`;
+
 /** A count computed as float8 (a sum of bigints may pass 2^31), read as a number. */
 const toCount = (row: Row): number => num(row, 'n');
 
@@ -53,8 +61,8 @@ export async function audienceCount(
 ): Promise<number> {
   let member: SQL;
   if (segment && !segment.narrowsLists) {
-    // A segment without lists is the audience itself (src/segments/campaign-segment.ts).
-    member = segment.predicate;
+    // A segment without lists is the audience itself (src/segments/campaign-segment.ts), among those on some list.
+    member = sql`${segment.predicate} and ${ON_SOME_LIST}`;
   } else {
     if (listIds.length === 0) return 0;
     if (!segment && listIds.length === 1) return listSendableCount(db, listIds[0]!);
@@ -142,9 +150,17 @@ export async function freezeCandidates(db: Executor, limit = 100): Promise<numbe
  * Takes the campaign's freeze lock for the rest of the transaction, without waiting: false when another worker is
  * freezing a chunk of it right now. An advisory lock rather than a row lock: the campaign row and its send state
  * are locked by status changes and by every batch's outcomes, and waiting on them here could deadlock with those.
+ * First, in the same round trip, the leave lock shared (subscription's leave.repository.ts): a subscriber leaving
+ * lists waits for the chunks under way and holds the next ones off until it has committed, so no chunk queues mail
+ * for someone whose leave it did not see.
  */
 export async function tryFreezeLock(tx: Executor, campaignId: number): Promise<boolean> {
-  const [locked] = await queryRows(tx, sql`select pg_try_advisory_xact_lock(${FREEZE_LOCK}, ${campaignId}) as locked`, (row) => bool(row, 'locked'));
+  const [locked] = await queryRows(
+    tx,
+    sql`select pg_try_advisory_xact_lock(${FREEZE_LOCK}, ${campaignId}) as locked
+        from (select pg_advisory_xact_lock_shared(${LEAVE_LOCK}, 0)) leaves`,
+    (row) => bool(row, 'locked'),
+  );
   return locked === true;
 }
 
@@ -210,8 +226,9 @@ export async function freezeChunk(tx: Executor, campaignId: number, source: Pend
             where m.list_id = ${source.listId} and m.subscriber_id > ${source.after}
             order by m.subscriber_id
             limit ${size}`;
-  // A segment narrowing the lists lets through only the members it matches.
-  const narrowed = source.listId !== null && segment ? sql`and ${segment}` : sql``;
+  // A segment narrowing the lists lets through only the members it matches; a segment that is the whole audience,
+  // only those of its matches who are on some list (the consent rule, docs/api.md "Consent").
+  const narrowed = source.listId === null ? sql`and ${ON_SOME_LIST}` : segment ? sql`and ${segment}` : sql``;
   const progress =
     source.listId === null
       ? sql`update campaign_segments g

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Executor, sqlArray, sqlColumn } from '../db/client.js';
 import { int, intOrNull, type Row } from '../db/row.js';
+import { STILL_IN_AUDIENCE } from '../subscription/index.js';
 
 /*
  * The delivery ledger's hot statements: claiming batches under a lease, recording outcomes, handing rows back.
@@ -239,13 +240,17 @@ export async function hasPendingDeliveries(db: Executor, campaignId: number): Pr
   return rows.length > 0;
 }
 
-/** failed → queued with the attempts reset; the counters follow. Returns how many records were queued again. */
+/**
+ * failed → queued with the attempts reset; the counters follow. Returns how many records were queued again. Only
+ * records whose subscriber is still in the campaign's audience by the consent rule (subscription's STILL_IN_AUDIENCE):
+ * someone who left its lists since stays `failed`, not mailed.
+ */
 export async function requeueFailed(db: Executor, campaignId: number): Promise<number> {
   const [n] = await queryRows(
     db,
     sql`with moved as (
-          update deliveries set status = 'queued', attempts = 0, next_attempt_at = now(), updated_at = now()
-          where campaign_id = ${campaignId} and status = 'failed'
+          update deliveries d set status = 'queued', attempts = 0, next_attempt_at = now(), updated_at = now()
+          where d.campaign_id = ${campaignId} and d.status = 'failed' and ${STILL_IN_AUDIENCE}
           returning 1
         ),
         counted as (

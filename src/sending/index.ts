@@ -6,7 +6,7 @@
 export { decodeForwardToken } from './forward-link.js';
 export { received } from './forward.repository.js';
 export { forward } from './forward.service.js';
-export { decodePreferencesToken, preferencesUrl } from './preferences-link.js';
+export { decodeAnyPreferencesToken, decodePreferencesToken, pagePreferencesUrl, preferencesUrl } from './preferences-link.js';
 export { createTransport } from './transport.js';
 export type { Transport } from './transport.js';
 export { collectSendMetrics } from './send-metrics.js';

@@ -2,8 +2,8 @@
  * Subscription: lists, subscribers, attributes, blacklist, subscribe pages, history.
  * What other areas may use: they import it from this file, never from the files below (eslint enforces it;
  * see "Areas and their boundaries" in README.md). Route plugins are not here: app.ts registers them.
- * The *.repository exports are reads and writes that public's sign-up and preference pages and sending's
- * unsubscribe run inside their own transactions; service-level functions could replace them one by one.
+ * The *.repository exports are reads and writes that public's sign-up and preference pages run inside their own
+ * transactions; service-level functions could replace them one by one. Leaving lists is leave.service.ts's alone.
  */
 export { checkAttributeValue, displayAttributeValue } from './attribute-value.rules.js';
 export { loadDefinitionsWithOptions } from './attribute.repository.js';
@@ -11,6 +11,9 @@ export type { DefinitionWithOptions } from './attribute.repository.js';
 export { MAX_VALUE_LENGTH, OPTION_TYPES } from './attribute.schemas.js';
 export { blacklistedAmong } from './blacklist.repository.js';
 export { originOf } from './history-origin.js';
+export { LEAVE_LOCK, STILL_IN_AUDIENCE } from './leave.repository.js';
+export { leave, leaveInTransaction, previewLeave } from './leave.service.js';
+export type { LeaveScope, Left, LeftList } from './leave.service.js';
 export { JOIN_TOKEN_DAYS } from './list-join-token.js';
 export { findSubscribersByEmails, insertSubscribers, insertSubscriptions } from './list-member.repository.js';
 export { toSubscriberList } from './list.repository.js';

@@ -11,6 +11,7 @@ import * as history from './subscriber-history.repository.js';
 import type { HistoryOrigin } from './subscriber-history.schemas.js';
 import { subscribeAddresses } from './list-member.service.js';
 import { findSubscriberByUniqueId } from './subscriber.repository.js';
+import { leave } from './leave.service.js';
 import { sendJoinRequest } from './subscribe-page-public.mail.js';
 import * as repo from './subscribe-page.repository.js';
 import type { PublicSubscribeBody, PublicSubscribePage } from './subscribe-page.schemas.js';
@@ -161,13 +162,12 @@ export async function unsubscribe(ctx: AppContext, pageId: number, email: string
   const target = decodeUnsubscribeToken(ctx.secrets.linkToken, token);
   const owner = target ? await findSubscriberByUniqueId(ctx.db, target.uniqueId) : undefined;
   if (!owner || owner.email.toLowerCase() !== email.trim().toLowerCase()) throw new ForbiddenError(UNSUBSCRIBE_DENIED);
-  const listIds = idsOf(live.data.get('lists'));
-  await ctx.db.transaction(async (tx) => {
-    const subscriberId = await repo.unsubscribeEmail(tx, email.trim(), listIds);
-    if (subscriberId !== undefined) {
-      const detail = `Unsubscribed on subscribe page "${live.page.title}" (#${live.page.id})`;
-      await history.insertHistory(tx, subscriberId, origin, 'Unsubscribed', detail);
-    }
+  const where = `on subscribe page "${live.page.title}" (#${live.page.id})`;
+  await leave(ctx.db, owner.id, {
+    scope: { lists: idsOf(live.data.get('lists')) },
+    origin,
+    describe: (_left, skipped) => `Unsubscribed ${where}` + (skipped > 0 ? `; ${skipped} queued campaign mail skipped` : ''),
+    skipReason: `Skipped: unsubscribed ${where}`,
   });
 }
 

@@ -7,7 +7,6 @@ import {
   subscribePageData,
   subscribePages,
   subscriberAttributeValues,
-  subscribers,
   subscriptions,
 } from '../db/schema/index.js';
 import { toAdministrator, type AdministratorRow } from '../identity/index.js';
@@ -107,27 +106,6 @@ export async function upsertAttributeValues(db: Executor, subscriberId: number, 
       target: [subscriberAttributeValues.subscriberId, subscriberAttributeValues.definitionId],
       set: { value: sql`excluded.value`, updatedAt: new Date() },
     });
-}
-
-/** Unsubscribes the subscriber with this address (any case) from these lists; answers their id if any went. */
-export async function unsubscribeEmail(db: Executor, email: string, listIds: number[]): Promise<number | undefined> {
-  if (listIds.length === 0) return undefined;
-  const rows = await db
-    .delete(subscriptions)
-    .where(
-      and(
-        inArray(subscriptions.listId, listIds),
-        inArray(
-          subscriptions.subscriberId,
-          db
-            .select({ id: subscribers.id })
-            .from(subscribers)
-            .where(sql`lower(${subscribers.email}) = lower(${email})`),
-        ),
-      ),
-    )
-    .returning({ subscriberId: subscriptions.subscriberId });
-  return rows[0]?.subscriberId;
 }
 
 export async function isMember(db: Executor, listId: number, subscriberId: number): Promise<boolean> {

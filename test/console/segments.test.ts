@@ -76,7 +76,7 @@ describe('console: segments', { skip }, () => {
     const c = await sendableCampaign(h.app.db, []);
     await page.goto(`${h.baseUrl}/admin/campaigns/${c.id}`);
     await page.getByLabel('Segment').selectOption({ label: 'Germans on the newsletter' });
-    await page.getByText('Every subscriber the segment matches gets it, whatever their lists.').waitFor();
+    await page.getByText('Every subscriber the segment matches gets it, on whichever list they are (nobody on no list).').waitFor();
     await page.getByRole('button', { name: 'Save' }).first().click();
     await page.getByText('Saved.', { exact: true }).waitFor();
     const view = await h.app.inject({ method: 'GET', url: `/api/v2/campaigns/${c.id}`, headers });

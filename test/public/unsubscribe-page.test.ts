@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { asc, eq } from 'drizzle-orm';
 import { listCampaigns, subscriberHistory, subscriptions } from '../../src/db/schema/index.js';
-import { encodePreferencesToken } from '../../src/sending/preferences-link.js';
+import { encodePreferencesToken, PAGE_PREFERENCES_DOMAIN, today } from '../../src/sending/preferences-link.js';
 import { seal } from '../../src/public/sealed-token.js';
 import { unsubscribeUrl } from '../../src/subscription/unsubscribe-token.js';
 import { createCampaign, createList, createSubscriber, subscribe } from '../factories.js';
@@ -52,11 +52,26 @@ describe('the unsubscribe page', () => {
     assert.match(res.body, /<link rel="stylesheet" href="\/public\/style\.[0-9a-f]+\.css">/);
     assert.ok(res.body.includes(`<h1>Unsubscribe j***@example.com from News ${s.campaign.id}?</h1>`), res.body);
     assert.match(res.body, /<textarea id="reason" name="reason" maxlength="1000"/);
-    const prefs = `${t.config.publicUrl}/preferences/${encodePreferencesToken(t.ctx.secrets.linkToken, s.subscriber.uniqueId)}`;
-    assert.ok(res.body.includes(`<a href="${prefs}">Manage all your subscriptions</a>`));
+    // The page's own short-lived link (PREFERENCES_PAGE_LINK_DAYS), not the mail's year-long one (docs/api.md "Consent").
+    const prefs = `${t.config.publicUrl}/preferences/${encodePreferencesToken(t.ctx.secrets.linkToken, s.subscriber.uniqueId, today(), PAGE_PREFERENCES_DOMAIN)}`;
+    assert.ok(res.body.includes(`<a href="${prefs}">Manage all your subscriptions</a>`), res.body);
     assert.match(res.headers['content-security-policy'] as string, /script-src 'none'/);
     assert.equal(res.headers['x-frame-options'], 'DENY');
     assert.equal(res.headers['x-content-type-options'], 'nosniff');
+  });
+
+  test('the preference link on the page lasts PREFERENCES_PAGE_LINK_DAYS (7), the mail link its year', async () => {
+    const s = await scene();
+    const secret = t.ctx.secrets.linkToken;
+    const open = (token: string) => t.inject({ method: 'GET', url: `/preferences/${token}` });
+    const page = (daysAgo: number) => encodePreferencesToken(secret, s.subscriber.uniqueId, today() - daysAgo, PAGE_PREFERENCES_DOMAIN);
+    assert.equal(t.config.preferencesPageLinkDays, 7);
+    assert.equal((await open(page(7))).statusCode, 200);
+    const expired = await open(page(8));
+    assert.equal(expired.statusCode, 410);
+    assert.match(expired.body, /This link has expired/);
+    // The mail's own link of the same age still works: it lasts PREFERENCES_LINK_DAYS.
+    assert.equal((await open(encodePreferencesToken(secret, s.subscriber.uniqueId, today() - 8))).statusCode, 200);
   });
 
   test('the reason goes into the history entry; resubscribe puts back exactly the lists removed, once', async () => {

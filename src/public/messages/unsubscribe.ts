@@ -1,6 +1,6 @@
 import { catalogue } from '../../shared/i18n.js';
 
-/** The unsubscribe page (the List-Unsubscribe link: src/sending/unsubscribe.*). */
+/** The unsubscribe page (the List-Unsubscribe link: src/public/unsubscribe.*). */
 export const unsubscribe = catalogue({
   en: {
     title: 'Unsubscribe',

@@ -261,7 +261,7 @@ function SegmentField({
           ? 'Choose a segment to send only to the subscribers it matches.'
           : form.listIds.length > 0
             ? 'Only the members of the chosen lists whom the segment matches get it.'
-            : 'Every subscriber the segment matches gets it, whatever their lists.'}
+            : 'Every subscriber the segment matches gets it, on whichever list they are (nobody on no list).'}
       </span>
     </label>
   );

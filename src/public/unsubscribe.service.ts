@@ -1,14 +1,17 @@
 import type { AppContext } from '../context.js';
 import { findCampaign } from '../messaging/index.js';
-import { insertHistory, findSubscriberByUniqueId, decodeUnsubscribeToken, type HistoryOrigin } from '../subscription/index.js';
+import { insertHistory, findSubscriberByUniqueId, decodeUnsubscribeToken, leave, previewLeave, type HistoryOrigin } from '../subscription/index.js';
 import * as repo from './unsubscribe.repository.js';
 import type { ListName } from './unsubscribe.repository.js';
-import { addSubscriptions, seal, unseal } from '../public/index.js';
+import { addSubscriptions } from './preferences.repository.js';
+import { seal, unseal } from './sealed-token.js';
 
 /*
- * The List-Unsubscribe link of a campaign mail. "Unsubscribe" means: off the lists the campaign was sent to, and no
- * more of this campaign. It is not the blacklist: phpList keeps blacklisting at a separate link, and a subscriber
- * who leaves one list may well want the others (docs/api.md).
+ * The List-Unsubscribe link of a campaign mail. "Unsubscribe" means (docs/api.md "Consent"): off the lists the
+ * campaign was sent to — every list when its audience was a segment alone — and no more of this campaign. Leaving
+ * itself is subscription's (leave.service.ts); this file is the link's side: the token, the masked address, the
+ * undo. It is not the blacklist: phpList keeps blacklisting at a separate link, and a subscriber who leaves one list
+ * may well want the others.
  */
 
 export interface UnsubscribeTarget {
@@ -42,42 +45,36 @@ async function resolve(ctx: AppContext, token: string): Promise<UnsubscribeTarge
   return { subscriberId: subscriber.id, uniqueId: subscriber.uniqueId, campaignId: campaign.id, maskedEmail: maskEmail(subscriber.email) };
 }
 
-/** What the confirmation page asks about: the campaign's lists the subscriber is on. Changes nothing. */
+/** What the confirmation page asks about: the lists the link would take the subscriber off. Changes nothing. */
 export async function preview(ctx: AppContext, token: string) {
   const target = await resolve(ctx, token);
   if (target === null || target === FORWARDED) return target;
-  const lists = await repo.subscribedCampaignLists(ctx.db, target.campaignId, target.subscriberId);
+  const lists = await previewLeave(ctx.db, target.subscriberId, { campaign: target.campaignId });
   return { maskedEmail: target.maskedEmail, uniqueId: target.uniqueId, lists };
 }
 
 export type UnsubscribeVia = 'one-click' | 'page';
 
 /**
- * Unsubscribes at once, in one transaction: off the campaign's lists, a history entry naming them, and the
- * subscriber's still-queued delivery of the campaign skipped. Doing it again changes nothing and records nothing.
+ * Unsubscribes at once, in one transaction (subscription's leave): off the campaign's lists (every list for a
+ * segment-alone campaign), a history entry naming them, and the subscriber's still-queued mail of this campaign —
+ * and of any other whose audience they left with it — skipped. Doing it again changes nothing and records nothing.
  */
 export async function unsubscribe(ctx: AppContext, token: string, via: UnsubscribeVia, origin: HistoryOrigin, reason = '') {
   const target = await resolve(ctx, token);
   if (target === null || target === FORWARDED) return target;
-  const removed = await ctx.db.transaction(async (tx) => {
-    const lists = await repo.removeFromCampaignLists(tx, target.campaignId, target.subscriberId);
-    const skipped = await repo.skipQueuedDeliveries(
-      tx,
-      target.campaignId,
-      target.subscriberId,
-      `Unsubscribed by the unsubscribe link of campaign ${target.campaignId}`,
-    );
-    if (lists.length > 0 || skipped > 0) {
-      const names = lists.length > 0 ? lists.map((l) => `"${l.name}" (#${l.id})`).join(', ') : 'no list';
-      const detail =
-        `Unsubscribed from ${names} by the unsubscribe link of campaign ${target.campaignId}` +
-        ` (${via === 'one-click' ? 'one-click, RFC 8058' : 'confirmation page'})` +
-        (skipped > 0 ? '; its queued mail of this campaign was skipped' : '') +
-        (reason ? `. Reason given: ${reason}` : '');
-      await insertHistory(tx, target.subscriberId, origin, 'Unsubscribed', detail);
-    }
-    return lists;
+  const link = `the unsubscribe link of campaign ${target.campaignId}`;
+  const left = await leave(ctx.db, target.subscriberId, {
+    scope: { campaign: target.campaignId },
+    origin,
+    describe: (names, skipped) =>
+      `Unsubscribed from ${names ?? 'no list'} by ${link}` +
+      ` (${via === 'one-click' ? 'one-click, RFC 8058' : 'confirmation page'})` +
+      (skipped > 0 ? '; its queued mail of this campaign was skipped' : '') +
+      (reason ? `. Reason given: ${reason}` : ''),
+    skipReason: `Unsubscribed by ${link}`,
   });
+  const removed: ListName[] = left.lists;
   ctx.log.info({ subscriberId: target.subscriberId, campaignId: target.campaignId, lists: removed.length, via }, 'unsubscribed by link');
   const resubscribe =
     removed.length > 0

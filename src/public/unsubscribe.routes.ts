@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { originOf } from '../subscription/index.js';
-import { sendPage, limited, type PublicPage } from '../public/index.js';
+import { limited } from './change-limit.js';
+import { sendPage, type PublicPage } from './headers.js';
 import { pickLanguage, type Lang } from '../shared/i18n.js';
-import { preferencesUrl } from './preferences-link.js';
+import { pagePreferencesUrl as preferencesUrl } from '../sending/index.js';
 import { confirmPage, donePage, expiredPage, forwardedPage, invalidPage, MAX_REASON, resubscribedPage } from './unsubscribe.pages.js';
 import { Html, PlainText, ResubscribeParams, UnsubscribeForm, UnsubscribeParams } from './unsubscribe.schemas.js';
 import * as service from './unsubscribe.service.js';
@@ -90,8 +91,10 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'unsubscribe',
         summary: "Unsubscribe from the campaign's lists at once (public; RFC 8058 one-click)",
         description:
-          "Removes the subscriber from the lists the campaign was sent to, skips the subscriber's still-queued mail " +
-          'of the campaign and records it in their history. Idempotent. HTML for a browser, plain text otherwise.',
+          'Removes the subscriber from the lists the campaign was sent to (every list when its segment was the whole ' +
+          "audience), skips the subscriber's still-queued mail of the campaign and of any other whose audience they " +
+          'left with it, and records it in their history (docs/api.md "Consent"). Idempotent. HTML for a browser, ' +
+          'plain text otherwise.',
         security: [],
         params: UnsubscribeParams,
         body: { content: { [FORM_TYPE]: { schema: UnsubscribeForm } } },

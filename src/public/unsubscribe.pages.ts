@@ -1,5 +1,9 @@
 import { escapeHtml } from '../shared/html.js';
-import { hiddenField, textareaField, renderLayout, errors, unsubscribe, type PublicPage } from '../public/index.js';
+import { hiddenField, textareaField } from './forms.js';
+import type { PublicPage } from './headers.js';
+import { renderLayout } from './layout.js';
+import { errors } from './messages/errors.js';
+import { unsubscribe } from './messages/unsubscribe.js';
 import { translator, type Lang } from '../shared/i18n.js';
 import type { ListName } from './unsubscribe.repository.js';
 
