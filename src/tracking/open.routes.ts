@@ -14,6 +14,9 @@ export const openPixelRoutes: FastifyPluginAsyncTypebox<{ alias?: boolean }> = a
   app.get(
     '/t/open.gif',
     {
+      // Every request gets the pixel (row 19), a NUL in u or m too: recordOpen's patterns refuse such values, so
+      // nothing reaches the database and nothing is recorded.
+      config: { allowNul: true },
       schema: {
         tags: ['tracking'],
         operationId: options.alias === true ? 'trackOpenUnprefixed' : 'trackOpen',
