@@ -52,7 +52,7 @@ export const EnvSchema = Type.Object({
   // For tests only: lets check_external_images reach a loopback server. Never on in production.
   IMAGE_CHECK_ALLOW_LOOPBACK: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'off' }),
   FORWARD_EMAIL_COUNT: Type.Integer({ minimum: 1, maximum: 100, default: 1 }),
-  FORWARD_PERSONAL_NOTE_SIZE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
+  FORWARD_PERSONAL_NOTE_SIZE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 500 }),
   FORWARD_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 5 }),
   // Preference centre (src/public/preferences.*): link lifetime in days (0: never expires), changes per client per 10 minutes.
   PREFERENCES_LINK_DAYS: Type.Integer({ minimum: 0, maximum: 36_500, default: 365 }),
@@ -171,7 +171,10 @@ export interface PreferencesConfig {
 export interface ForwardConfig {
   /** Distinct recipients per request (phpList's FORWARD_EMAIL_COUNT). */
   readonly emailCount: number;
-  /** The personal note may have twice this many characters; 0: unlimited (phpList's FORWARD_PERSONAL_NOTE_SIZE). */
+  /**
+   * The personal note may have twice this many characters; 0: unlimited (phpList's FORWARD_PERSONAL_NOTE_SIZE, whose
+   * default is 0). Ours is 500 (1,000 characters): the forwarded copy goes out DKIM-signed under the campaign's From.
+   */
   readonly personalNoteSize: number;
   /** Forwarded copies per subscriber in 24 hours. */
   readonly rateLimit: number;

@@ -52,7 +52,7 @@ describe('loadConfig', () => {
       attachmentStore: 'disk',
       imageCheckTimeoutMs: 5000,
       imageCheckAllowLoopback: false,
-      forward: { emailCount: 1, personalNoteSize: 0, rateLimit: 5 },
+      forward: { emailCount: 1, personalNoteSize: 500, rateLimit: 5 },
       preferences: { linkDays: 365, clientLimit: 60 },
       subscribePageClientLimit: 10,
       tracking: { flushMs: 50, machineSeconds: 2, ratePerAddress: 20 },
