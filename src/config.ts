@@ -14,6 +14,9 @@ export const EnvSchema = Type.Object({
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   PGLITE_MAX_REQUESTS: Type.Integer({ minimum: 0, maximum: 100_000, default: 64 }),
   PGLITE_MAX_WAIT_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 2000 }),
+  REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 300_000 }),
+  REQUEST_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 20_000 }),
+  CLIENT_MAX_REQUESTS: Type.Integer({ minimum: 0, maximum: 100_000, default: 32 }),
   PUBLIC_URL: Type.String({ default: 'http://localhost:8080', pattern: '^https?://[^\\s]+$' }),
   SESSION_TTL: Type.Integer({ minimum: 60, maximum: 31_536_000, default: 3600 }),
   ADMIN_LOGIN: Type.String({ default: '' }),
@@ -89,6 +92,8 @@ export interface Config {
   readonly pgliteMaxRequests: number;
   /** Embedded PGlite: how long its oldest unanswered call may have waited before new requests get 503 (0: no bound). */
   readonly pgliteMaxWaitMs: number;
+  /** What one client may hold of the service while it sends a request and waits for the answer (plugins/request-limits.ts). */
+  readonly requests: RequestLimitsConfig;
   /** Base of every link written into mail, without a trailing slash. */
   readonly publicUrl: string;
   /** Session lifetime in seconds, fixed from login. */
@@ -138,6 +143,18 @@ export interface Config {
   readonly tracking: TrackingConfig;
   /** Bounce processing (messaging/bounce-processing.ts, bounce-mailbox.ts, bounce-inbound.routes.ts). */
   readonly bounces: BounceConfig;
+}
+
+export interface RequestLimitsConfig {
+  /** A whole request, headers and body, must have arrived within this many milliseconds (node's requestTimeout): 408. */
+  readonly timeoutMs: number;
+  /**
+   * The headers must have arrived within this (node's headersTimeout), and a body that stops arriving for this long is
+   * cut off: the connection is closed.
+   */
+  readonly idleTimeoutMs: number;
+  /** Requests one client address (an IPv6 /64) may have in the service at once; more → 429 (0: no limit). */
+  readonly clientMaxRequests: number;
 }
 
 export interface BounceConfig {
@@ -235,6 +252,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (converted.ADMIN_PASSWORD && converted.ADMIN_PASSWORD.length < 8) {
     throw new ConfigError('Invalid environment variable ADMIN_PASSWORD: it must have 8 characters or more.');
   }
+  if (converted.REQUEST_IDLE_TIMEOUT_MS > converted.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('REQUEST_IDLE_TIMEOUT_MS may not be longer than REQUEST_TIMEOUT_MS: the headers are part of the request.');
+  }
   if (converted.BOUNCE_VERP === '1' && !converted.BOUNCE_ADDRESS) {
     throw new ConfigError('BOUNCE_VERP=1 needs BOUNCE_ADDRESS: the VERP address is made from it (bounces+<token>@domain).');
   }
@@ -268,6 +288,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dataDir: converted.DATA_DIR,
     pgliteMaxRequests: converted.PGLITE_MAX_REQUESTS,
     pgliteMaxWaitMs: converted.PGLITE_MAX_WAIT_MS,
+    requests: Object.freeze({
+      timeoutMs: converted.REQUEST_TIMEOUT_MS,
+      idleTimeoutMs: converted.REQUEST_IDLE_TIMEOUT_MS,
+      clientMaxRequests: converted.CLIENT_MAX_REQUESTS,
+    }),
     publicUrl,
     sessionTtl: converted.SESSION_TTL,
     admin: Object.freeze({

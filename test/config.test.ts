@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       dataDir: './data',
       pgliteMaxRequests: 64,
       pgliteMaxWaitMs: 2000,
+      requests: { timeoutMs: 300_000, idleTimeoutMs: 20_000, clientMaxRequests: 32 },
       publicUrl: 'http://localhost:8080',
       sessionTtl: 3600,
       admin: { login: '', password: '', email: '' },

@@ -16,7 +16,8 @@ export const openPixelRoutes: FastifyPluginAsyncTypebox<{ alias?: boolean }> = a
     {
       // Every request gets the pixel (row 19), a NUL in u or m too: recordOpen's patterns refuse such values, so
       // nothing reaches the database and nothing is recorded.
-      config: { allowNul: true },
+      // Answered from memory (the event buffer writes later), so never shed or capped per client (plugins/overload.ts).
+      config: { allowNul: true, noDatabase: true },
       schema: {
         tags: ['tracking'],
         operationId: options.alias === true ? 'trackOpenUnprefixed' : 'trackOpen',
