@@ -202,7 +202,10 @@ export interface TrackingConfig {
   readonly flushMs: number;
   /** Opens and clicks this many seconds or less after the delivery was sent are a machine's (scanners, prefetch). */
   readonly machineSeconds: number;
-  /** Opens, and clicks, recorded per second per client address (bursts of 5 s worth); 0: unlimited. */
+  /**
+   * Opens, and clicks, of one delivery (a subscriber's copy of a campaign) recorded per second per client address
+   * (bursts of 5 s worth); old click tokens checked per second per address. 0: unlimited.
+   */
   readonly ratePerAddress: number;
 }
 
