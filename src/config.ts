@@ -61,6 +61,7 @@ export const EnvSchema = Type.Object({
   PREFERENCES_LINK_DAYS: Type.Integer({ minimum: 0, maximum: 36_500, default: 365 }),
   PREFERENCES_CLIENT_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 60 }),
   SUBSCRIBE_PAGE_CLIENT_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 10 }),
+  SEGMENT_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 600_000, default: 10_000 }),
   TRACKING_FLUSH_MS: Type.Integer({ minimum: 5, maximum: 10_000, default: 50 }),
   TRACKING_MACHINE_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 2 }),
   TRACKING_RATE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 20 }),
@@ -139,6 +140,8 @@ export interface Config {
   readonly preferences: PreferencesConfig;
   /** Sign-ups one client address may post to the public subscribe pages in 10 minutes (more → 429). */
   readonly subscribePageClientLimit: number;
+  /** PostgreSQL: how long a segment's count or page may run before it is stopped (422). See segment.service.ts. */
+  readonly segmentTimeoutMs: number;
   /** Open and click recording (tracking/event-buffer.ts). */
   readonly tracking: TrackingConfig;
   /** Bounce processing (messaging/bounce-processing.ts, bounce-mailbox.ts, bounce-inbound.routes.ts). */
@@ -344,6 +347,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       personalNoteSize: converted.FORWARD_PERSONAL_NOTE_SIZE,
       rateLimit: converted.FORWARD_RATE_LIMIT,
     }),
+    segmentTimeoutMs: converted.SEGMENT_TIMEOUT_MS,
     tracking: Object.freeze({
       flushMs: converted.TRACKING_FLUSH_MS,
       machineSeconds: converted.TRACKING_MACHINE_SECONDS,

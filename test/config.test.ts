@@ -56,6 +56,7 @@ describe('loadConfig', () => {
       forward: { emailCount: 1, personalNoteSize: 500, rateLimit: 5 },
       preferences: { linkDays: 365, clientLimit: 60 },
       subscribePageClientLimit: 10,
+      segmentTimeoutMs: 10_000,
       tracking: { flushMs: 50, machineSeconds: 2, ratePerAddress: 20 },
       bounces: {
         inboundToken: '',
