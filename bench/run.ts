@@ -286,6 +286,8 @@ async function main(): Promise<void> {
       // Every request comes from one address (the driver's): the per-address tracking limit would record next to
       // none of what the tracking scenarios measure. Set BENCH_TRACKING_RATE to bench with it.
       TRACKING_RATE: process.env.BENCH_TRACKING_RATE ?? '0',
+      // The same for the requests one address may have in flight: the driver's connections are all one client.
+      CLIENT_MAX_REQUESTS: process.env.BENCH_CLIENT_MAX_REQUESTS ?? '0',
       ADMIN_LOGIN: '',
       ADMIN_PASSWORD: '',
     };

@@ -33,6 +33,7 @@ import { registerErrorHandler } from './plugins/error-handler.js';
 import { registerHttpConventions } from './plugins/http.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerOverloadShedding } from './plugins/overload.js';
+import { registerRequestLimits } from './plugins/request-limits.js';
 import { attributeDefinitionRoutes } from './subscription/attribute-definition.routes.js';
 import { attributeValueRoutes } from './subscription/attribute-value.routes.js';
 import { blacklistRoutes } from './subscription/blacklist.routes.js';
@@ -97,6 +98,19 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     trustProxy: config.trustProxy as boolean | string,
     bodyLimit: config.bodyLimit,
     forceCloseConnections: 'idle',
+    // What a client may take to send its request (plugins/request-limits.ts, REQUEST_TIMEOUT_MS and
+    // REQUEST_IDLE_TIMEOUT_MS): Fastify turns node's requestTimeout off unless given one. node checks both every
+    // connectionsCheckingInterval, a quarter of the idle timeout here (node's 30 s would let a short one run long).
+    // No connectionTimeout (socket inactivity): a report or an import can be silent for longer while it computes, and
+    // a client that stalls is cut off by the two above. keepAliveTimeout stays Fastify's 72 s, longer than the idle
+    // timeouts of common load balancers (60 s), so they never send on a connection this end is closing.
+    requestTimeout: config.requests.timeoutMs,
+    keepAliveTimeout: 72_000,
+    http: {
+      requestTimeout: config.requests.timeoutMs,
+      headersTimeout: config.requests.idleTimeoutMs,
+      connectionsCheckingInterval: Math.min(30_000, Math.ceil(config.requests.idleTimeoutMs / 4)),
+    },
     logController: new OneLinePerRequest(),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -143,6 +157,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   app.addSchema(ValidationFailure);
   registerHttpConventions(app);
   registerErrorHandler(app);
+  registerRequestLimits(app, config);
   registerOverloadShedding(app, config, database);
   registerMetrics(app, { config, database, backlog: () => events.pending, collectors: [() => collectSendMetrics(ctx)] });
   registerAuth(app);

@@ -14,6 +14,9 @@ export const EnvSchema = Type.Object({
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   PGLITE_MAX_REQUESTS: Type.Integer({ minimum: 0, maximum: 100_000, default: 64 }),
   PGLITE_MAX_WAIT_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 2000 }),
+  REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 300_000 }),
+  REQUEST_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 20_000 }),
+  CLIENT_MAX_REQUESTS: Type.Integer({ minimum: 0, maximum: 100_000, default: 32 }),
   PUBLIC_URL: Type.String({ default: 'http://localhost:8080', pattern: '^https?://[^\\s]+$' }),
   SESSION_TTL: Type.Integer({ minimum: 60, maximum: 31_536_000, default: 3600 }),
   ADMIN_LOGIN: Type.String({ default: '' }),
@@ -52,7 +55,7 @@ export const EnvSchema = Type.Object({
   // For tests only: lets check_external_images reach a loopback server. Never on in production.
   IMAGE_CHECK_ALLOW_LOOPBACK: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'off' }),
   FORWARD_EMAIL_COUNT: Type.Integer({ minimum: 1, maximum: 100, default: 1 }),
-  FORWARD_PERSONAL_NOTE_SIZE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
+  FORWARD_PERSONAL_NOTE_SIZE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 500 }),
   FORWARD_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 5 }),
   // Preference centre (src/public/preferences.*): link lifetime in days (0: never expires), changes per client per 10 minutes.
   PREFERENCES_LINK_DAYS: Type.Integer({ minimum: 0, maximum: 36_500, default: 365 }),
@@ -60,6 +63,7 @@ export const EnvSchema = Type.Object({
   // The preference-centre link shown on the unsubscribe pages: days, not a year (whoever holds a forwarded mail can open them).
   PREFERENCES_PAGE_LINK_DAYS: Type.Integer({ minimum: 1, maximum: 90, default: 7 }),
   SUBSCRIBE_PAGE_CLIENT_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 10 }),
+  SEGMENT_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 600_000, default: 10_000 }),
   TRACKING_FLUSH_MS: Type.Integer({ minimum: 5, maximum: 10_000, default: 50 }),
   TRACKING_MACHINE_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 2 }),
   TRACKING_RATE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 20 }),
@@ -92,6 +96,8 @@ export interface Config {
   readonly pgliteMaxRequests: number;
   /** Embedded PGlite: how long its oldest unanswered call may have waited before new requests get 503 (0: no bound). */
   readonly pgliteMaxWaitMs: number;
+  /** What one client may hold of the service while it sends a request and waits for the answer (plugins/request-limits.ts). */
+  readonly requests: RequestLimitsConfig;
   /** Base of every link written into mail, without a trailing slash. */
   readonly publicUrl: string;
   /** Session lifetime in seconds, fixed from login. */
@@ -142,12 +148,26 @@ export interface Config {
   readonly preferencesPageLinkDays: number;
   /** Sign-ups one client address may post to the public subscribe pages in 10 minutes (more → 429). */
   readonly subscribePageClientLimit: number;
+  /** PostgreSQL: how long a segment's count or page may run before it is stopped (422). See segment.service.ts. */
+  readonly segmentTimeoutMs: number;
   /** Open and click recording (tracking/event-buffer.ts). */
   readonly tracking: TrackingConfig;
   /** Bounce processing (messaging/bounce-processing.ts, bounce-mailbox.ts, bounce-inbound.routes.ts). */
   readonly bounces: BounceConfig;
   /** Bearer token GET /metrics asks for; empty: it answers only to loopback clients (plugins/metrics.ts). */
   readonly metricsToken: string;
+}
+
+export interface RequestLimitsConfig {
+  /** A whole request, headers and body, must have arrived within this many milliseconds (node's requestTimeout): 408. */
+  readonly timeoutMs: number;
+  /**
+   * The headers must have arrived within this (node's headersTimeout), and a body that stops arriving for this long is
+   * cut off: the connection is closed.
+   */
+  readonly idleTimeoutMs: number;
+  /** Requests one client address (an IPv6 /64) may have in the service at once; more → 429 (0: no limit). */
+  readonly clientMaxRequests: number;
 }
 
 export interface BounceConfig {
@@ -181,7 +201,10 @@ export interface PreferencesConfig {
 export interface ForwardConfig {
   /** Distinct recipients per request (phpList's FORWARD_EMAIL_COUNT). */
   readonly emailCount: number;
-  /** The personal note may have twice this many characters; 0: unlimited (phpList's FORWARD_PERSONAL_NOTE_SIZE). */
+  /**
+   * The personal note may have twice this many characters; 0: unlimited (phpList's FORWARD_PERSONAL_NOTE_SIZE, whose
+   * default is 0). Ours is 500 (1,000 characters): the forwarded copy goes out DKIM-signed under the campaign's From.
+   */
   readonly personalNoteSize: number;
   /** Forwarded copies per subscriber in 24 hours. */
   readonly rateLimit: number;
@@ -192,7 +215,10 @@ export interface TrackingConfig {
   readonly flushMs: number;
   /** Opens and clicks this many seconds or less after the delivery was sent are a machine's (scanners, prefetch). */
   readonly machineSeconds: number;
-  /** Opens, and clicks, recorded per second per client address (bursts of 5 s worth); 0: unlimited. */
+  /**
+   * Opens, and clicks, of one delivery (a subscriber's copy of a campaign) recorded per second per client address
+   * (bursts of 5 s worth); old click tokens checked per second per address. 0: unlimited.
+   */
   readonly ratePerAddress: number;
 }
 
@@ -242,6 +268,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (converted.ADMIN_PASSWORD && converted.ADMIN_PASSWORD.length < 8) {
     throw new ConfigError('Invalid environment variable ADMIN_PASSWORD: it must have 8 characters or more.');
   }
+  if (converted.REQUEST_IDLE_TIMEOUT_MS > converted.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('REQUEST_IDLE_TIMEOUT_MS may not be longer than REQUEST_TIMEOUT_MS: the headers are part of the request.');
+  }
   if (converted.BOUNCE_VERP === '1' && !converted.BOUNCE_ADDRESS) {
     throw new ConfigError('BOUNCE_VERP=1 needs BOUNCE_ADDRESS: the VERP address is made from it (bounces+<token>@domain).');
   }
@@ -275,6 +304,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dataDir: converted.DATA_DIR,
     pgliteMaxRequests: converted.PGLITE_MAX_REQUESTS,
     pgliteMaxWaitMs: converted.PGLITE_MAX_WAIT_MS,
+    requests: Object.freeze({
+      timeoutMs: converted.REQUEST_TIMEOUT_MS,
+      idleTimeoutMs: converted.REQUEST_IDLE_TIMEOUT_MS,
+      clientMaxRequests: converted.CLIENT_MAX_REQUESTS,
+    }),
     publicUrl,
     sessionTtl: converted.SESSION_TTL,
     admin: Object.freeze({
@@ -324,6 +358,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       personalNoteSize: converted.FORWARD_PERSONAL_NOTE_SIZE,
       rateLimit: converted.FORWARD_RATE_LIMIT,
     }),
+    segmentTimeoutMs: converted.SEGMENT_TIMEOUT_MS,
     tracking: Object.freeze({
       flushMs: converted.TRACKING_FLUSH_MS,
       machineSeconds: converted.TRACKING_MACHINE_SECONDS,

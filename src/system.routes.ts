@@ -41,6 +41,8 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/healthz',
     {
+      // Never shed or capped (plugins/overload.ts): a busy process is alive.
+      config: { noDatabase: true },
       schema: {
         tags: ['system'],
         operationId: 'health',

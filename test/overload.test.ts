@@ -1,12 +1,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openTestDatabase, type TestDatabase } from './db.js';
+import { createAdmin, createSessionKey } from './factories.js';
+import { clientKey } from '../src/plugins/request-limits.js';
 
 /*
  * Load shedding (src/plugins/overload.ts) on the embedded database. PGLITE_MAX_REQUESTS=2: requests beyond two in the
@@ -157,4 +160,140 @@ describe('PGLITE_MAX_WAIT_MS', { skip: !pglite && 'the embedded database only' }
       assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
     },
   );
+});
+
+/*
+ * Issue 23: clients that send a request's headers, announce a body and never send it. They wait outside the shedder's
+ * house (counted only once read), each address may hold CLIENT_MAX_REQUESTS at once, and REQUEST_IDLE_TIMEOUT_MS cuts
+ * them off. Real sockets on a listening service: app.inject has no connection to hold.
+ */
+describe('stalled request bodies', () => {
+  /** Opens `count` connections that send a login's headers with a Content-Length and never the body. */
+  async function stall(app: FastifyInstance, port: number, count: number, headers: Record<string, string> = {}): Promise<Socket[]> {
+    let seen = 0;
+    const reached = new Promise<void>((resolve) => {
+      const onRequest = () => {
+        if (++seen < count) return;
+        app.server.off('request', onRequest);
+        resolve();
+      };
+      app.server.on('request', onRequest);
+    });
+    const extra = Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    const sockets = await Promise.all(
+      Array.from(
+        { length: count },
+        () =>
+          new Promise<Socket>((resolve, reject) => {
+            const socket = connect(port, '127.0.0.1', () => {
+              socket.off('error', reject).on('error', () => {}); // reset when the service cuts it off
+              socket.write(
+                `POST /api/v2/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n${extra}\r\n`,
+              );
+              resolve(socket);
+            });
+            socket.once('error', reject);
+          }),
+      ),
+    );
+    await reached; // node has read every one's headers and handed them to Fastify's hooks
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return sockets;
+  }
+
+  const login = (address: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${address}/api/v2/sessions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+  test('64 held at the default PGLITE_MAX_REQUESTS: another client logs in and reads the API meanwhile', { timeout: 60_000 }, async () => {
+    // The per-client cap off: this is about the shared budget alone.
+    const started = await start({ PGLITE_MAX_WAIT_MS: '0', CLIENT_MAX_REQUESTS: '0' });
+    const sockets: Socket[] = [];
+    try {
+      const { app, testDb } = started;
+      const admin = await createAdmin(testDb.database.db, { loginName: 'patient', password: 'Patient-Password-1' });
+      const session = await createSessionKey(testDb.database.db, admin.id);
+      const address = await app.listen({ port: 0, host: '127.0.0.1' });
+      const port = (app.server.address() as { port: number }).port;
+      sockets.push(...(await stall(app, port, 64)));
+
+      const loggedIn = await login(address, { login_name: 'patient', password: 'Patient-Password-1' });
+      assert.equal(loggedIn.status, 201, await loggedIn.clone().text());
+      const lists = await fetch(`${address}/api/v2/lists`, { headers: session.headers });
+      assert.equal(lists.status, 200);
+      assert.equal((await fetch(`${address}/healthz`)).status, 200);
+      assert.ok(
+        sockets.every((s) => !s.destroyed),
+        'the 64 are still held',
+      );
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await stop(started);
+    }
+  });
+
+  test(
+    'CLIENT_MAX_REQUESTS per client address: the holder gets 429 with Retry-After, another address logs in; ' +
+      'REQUEST_IDLE_TIMEOUT_MS closes the held connections, and a slow body that keeps coming is read',
+    { timeout: 60_000 },
+    async () => {
+      const started = await start({ CLIENT_MAX_REQUESTS: '4', REQUEST_IDLE_TIMEOUT_MS: '1000', TRUST_PROXY: 'true' });
+      const sockets: Socket[] = [];
+      try {
+        const { app, testDb } = started;
+        await createAdmin(testDb.database.db, { loginName: 'neighbour', password: 'Neighbour-Password-1' });
+        const address = await app.listen({ port: 0, host: '127.0.0.1' });
+        const port = (app.server.address() as { port: number }).port;
+        const since = performance.now();
+        sockets.push(...(await stall(app, port, 4, { 'x-forwarded-for': '203.0.113.9' })));
+        const closed = sockets.map((s) => new Promise<number>((resolve) => s.once('close', () => resolve(performance.now() - since))));
+
+        const holder = await fetch(`${address}/readyz`, { headers: { 'x-forwarded-for': '203.0.113.9' } });
+        assert.equal(holder.status, 429);
+        assert.equal(holder.headers.get('retry-after'), '1');
+        assert.deepEqual(await holder.json(), { message: 'Too many requests in progress from your address: try again shortly.' });
+        const other = await login(address, { login_name: 'neighbour', password: 'Neighbour-Password-1' }, { 'x-forwarded-for': '198.51.100.4' });
+        assert.equal(other.status, 201);
+
+        // Cut off after a second without a byte (node checks every quarter of it), not before.
+        for (const ms of await Promise.all(closed)) assert.ok(ms >= 900 && ms < 10_000, `closed after ${Math.round(ms)} ms`);
+        // Their places are free again.
+        assert.equal((await fetch(`${address}/readyz`, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status, 200);
+
+        // A body that arrives slowly, but never a second apart, is read: 5 pieces 400 ms apart.
+        const body = JSON.stringify({ login_name: 'neighbour', password: 'Neighbour-Password-1' });
+        const pieces = Array.from({ length: 5 }, (_, i) => body.slice((i * body.length) / 5, ((i + 1) * body.length) / 5));
+        const answer = await new Promise<string>((resolve, reject) => {
+          const socket = connect(port, '127.0.0.1', async () => {
+            socket.write(
+              `POST /api/v2/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+            );
+            for (const piece of pieces) {
+              await new Promise((r) => setTimeout(r, 400));
+              socket.write(piece);
+            }
+          });
+          let text = '';
+          socket.on('data', (chunk) => (text += chunk.toString()));
+          socket.on('end', () => resolve(text));
+          socket.on('error', reject);
+        });
+        assert.match(answer, /^HTTP\/1\.1 201 /);
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        await stop(started);
+      }
+    },
+  );
+});
+
+test('clientKey: an IPv4 address as it is, an IPv6 address by its /64 (one line usually holds a whole /64)', () => {
+  assert.equal(clientKey('203.0.113.9'), '203.0.113.9');
+  assert.equal(clientKey('::ffff:203.0.113.9'), '203.0.113.9');
+  assert.equal(clientKey('2001:db8:1:2:3:4:5:6'), '2001:db8:1:2::/64');
+  assert.equal(clientKey('2001:0DB8:0001:0002::9'), '2001:db8:1:2::/64');
+  assert.equal(clientKey('2001:db8::1'), '2001:db8:0:0::/64');
+  assert.equal(clientKey('::1'), '0:0:0:0::/64');
+  assert.equal(clientKey('fe80::1%eth0'), 'fe80:0:0:0::/64');
 });

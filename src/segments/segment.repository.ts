@@ -82,9 +82,10 @@ export async function page(db: Executor, afterId: number, limit: number): Promis
  * workers only compete with the other counts for the same cores (docs/api.md "Segments"). `set local` ends with
  * the transaction, so the pool's connections keep the server's setting for everything else.
  */
-export async function countMatching(db: Executor, source: { from: SQL; predicate: SQL }): Promise<number> {
+export async function countMatching(db: Executor, source: { from: SQL; predicate: SQL }, timeoutMs: number): Promise<number> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`set local max_parallel_workers_per_gather = 0`);
+    await boundTime(tx, timeoutMs);
     // Raw: the compiled predicate is written over the alias `s`.
     const [n] = await queryRows(tx, sql`select count(*)::int as count from ${source.from} where ${source.predicate}`, (row) => int(row, 'count'));
     return n ?? 0;
@@ -105,18 +106,36 @@ export interface MatchingRow {
  * or probes them and stops at the limit (0.2 ms for a page at a million where it used to start each merge at the first
  * subscriber; docs/api.md "Segments").
  */
-export async function matchingPage(db: Executor, predicate: SQL, afterId: number, limit: number): Promise<MatchingRow[]> {
-  return queryRows(
-    db,
-    sql`select s.id, s.email, s.confirmed, s.blacklisted, s.created_at from subscribers s
+export async function matchingPage(db: Executor, predicate: SQL, afterId: number, limit: number, timeoutMs: number): Promise<MatchingRow[]> {
+  return db.transaction(async (tx) => {
+    await boundTime(tx, timeoutMs);
+    return queryRows(
+      tx,
+      sql`select s.id, s.email, s.confirmed, s.blacklisted, s.created_at from subscribers s
         where s.id > ${afterId} and ${predicate}
         order by s.id limit ${limit}`,
-    (row): MatchingRow => ({
-      id: int(row, 'id'),
-      email: text(row, 'email'),
-      confirmed: bool(row, 'confirmed'),
-      blacklisted: bool(row, 'blacklisted'),
-      createdAt: timestamp(row, 'created_at'),
-    }),
-  );
+      (row): MatchingRow => ({
+        id: int(row, 'id'),
+        email: text(row, 'email'),
+        confirmed: bool(row, 'confirmed'),
+        blacklisted: bool(row, 'blacklisted'),
+        createdAt: timestamp(row, 'created_at'),
+      }),
+    );
+  });
+}
+
+/**
+ * SEGMENT_TIMEOUT_MS for the rest of the transaction (PostgreSQL cancels the statement with SQLSTATE 57014; `set local`
+ * ends with the transaction). A value cannot be a parameter of SET, hence set_config. The embedded database accepts it
+ * but never interrupts a statement (its one thread has no timer): segment.service.ts bounds the work there instead.
+ */
+async function boundTime(tx: Executor, timeoutMs: number): Promise<void> {
+  await tx.execute(sql`select set_config('statement_timeout', ${String(timeoutMs)}, true)`);
+}
+
+/** The highest subscriber id: at most the subscribers a count or a page can visit, read from the key's end. */
+export async function highestSubscriberId(db: Executor): Promise<number> {
+  const [row] = await queryRows(db, sql`select coalesce(max(id), 0)::int as id from subscribers`, (r) => int(r, 'id'));
+  return row ?? 0;
 }

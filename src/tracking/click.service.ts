@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { findLink, type LinkTarget } from './click.repository.js';
-import { trackingLimiters } from './address-limiter.js';
+import { trackingLimits } from './address-limiter.js';
 import { decodeLinkToken } from './link-token.js';
 import { requesterMachineReason } from './machine-detection.js';
 import type { RequestDetails } from './request-details.js';
@@ -54,21 +54,22 @@ export const LIMITED = Symbol('limited');
  * (TRACKING_RATE). The URL is made safe to send as a Location header.
  */
 export async function followLink(ctx: AppContext, token: string | undefined, details: RequestDetails): Promise<string | null | typeof LIMITED> {
-  // Every request takes from the address's bucket, valid or not: guessing is what it limits.
-  const withinRate = trackingLimiters(ctx).clicks.take(details.ip);
+  const limits = trackingLimits(ctx);
   if (!token) return null;
   const target = decodeLinkToken(ctx.secrets.linkToken, token);
+  // Every token that is not a current one takes from the address's bucket, valid or not: guessing is what it limits.
+  const withinGuesses = target !== null && !target.legacy ? true : limits.guesses.take(details.ip);
   if (!target) return null;
   if (target.legacy) {
     if (target.linkId >= ctx.secrets.legacyLinkTokensBelow) return null;
     // A 32-bit MAC can be found by trying: over the rate, an old token is not even looked at.
-    if (!withinRate) return LIMITED;
+    if (!withinGuesses) return LIMITED;
   }
   const link = await linkTarget(ctx, target.linkId);
   if (!link) return null;
-  // Over the rate a current token (80 bits, not guessable) still takes its reader where they meant to go; only the
-  // click is not recorded, so a flood from one address cannot fill the tables or skew the figures.
-  if (!withinRate) return locationOf(link.url);
+  // Over the rate for this delivery from this address a token (80 bits, not guessable) still takes its reader where
+  // they meant to go; only the click is not recorded, so one address repeating one delivery cannot skew the figures.
+  if (!limits.takeClick(details.ip, target.subscriberId, link.campaignId)) return locationOf(link.url);
   ctx.events.addClick({
     linkId: target.linkId,
     campaignId: link.campaignId,

@@ -4,3 +4,4 @@
  * see "Areas and their boundaries" in README.md). Route plugins are not here: app.ts registers them.
  */
 export { EventBuffer } from './event-buffer.js';
+export { trackingDrops, type TrackingDrops } from './address-limiter.js';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { trackingLimiters } from './address-limiter.js';
+import { trackingLimits } from './address-limiter.js';
 import { OpenQuery, PixelResponse } from './open.schemas.js';
 import { PIXEL, PIXEL_HEADERS, recordOpen } from './open.service.js';
 import { firstValue, requestDetails } from './request-details.js';
@@ -10,18 +10,22 @@ import { firstValue, requestDetails } from './request-details.js';
  * lost to a graceful stop; writing it is the event buffer's business, off the request path.
  */
 export const openPixelRoutes: FastifyPluginAsyncTypebox<{ alias?: boolean }> = async (app, options) => {
-  const limiters = trackingLimiters(app.ctx);
+  const limits = trackingLimits(app.ctx);
   app.get(
     '/t/open.gif',
     {
+      // Every request gets the pixel (row 19), a NUL in u or m too: recordOpen's patterns refuse such values, so
+      // nothing reaches the database and nothing is recorded.
+      // Answered from memory (the event buffer writes later), so never shed or capped per client (plugins/overload.ts).
+      config: { allowNul: true, noDatabase: true },
       schema: {
         tags: ['tracking'],
         operationId: options.alias === true ? 'trackOpenUnprefixed' : 'trackOpen',
         summary: 'Record a campaign open (public; the tracking pixel of campaign mail)',
         description:
           'Always 200 with the pixel, whatever the query holds. With `u` and `m` of a subscriber who was sent the ' +
-          'campaign, the open is recorded with user agent, referer and client address (at most TRACKING_RATE a ' +
-          'second per client address); otherwise nothing is recorded.',
+          'campaign, the open is recorded with user agent, referer and client address (the same subscriber and ' +
+          'campaign at most TRACKING_RATE a second per client address); otherwise nothing is recorded.',
         security: [],
         querystring: OpenQuery,
         response: { 200: PixelResponse },
@@ -32,8 +36,7 @@ export const openPixelRoutes: FastifyPluginAsyncTypebox<{ alias?: boolean }> = a
     (request, reply) => {
       const query = request.query as Record<string, unknown>;
       const details = requestDetails(request);
-      // Over the address's rate the pixel is answered all the same; the open is just not recorded.
-      if (limiters.opens.take(details.ip)) recordOpen(app.ctx, firstValue(query.u), firstValue(query.m), details);
+      recordOpen(app.ctx, firstValue(query.u), firstValue(query.m), details, limits);
       return reply.code(200).headers(PIXEL_HEADERS).send(PIXEL);
     },
   );

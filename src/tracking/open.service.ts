@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import type { TrackingLimits } from './address-limiter.js';
 import { requesterMachineReason } from './machine-detection.js';
 import type { RequestDetails } from './request-details.js';
 
@@ -22,7 +23,7 @@ const CAMPAIGN_ID = /^\d{1,10}$/;
  * and the subscriber has a delivery record of the campaign. Never throws and never queries: the pixel is answered
  * whatever happens here. Why nothing was recorded goes to the debug log (without the uid: it is a credential).
  */
-export function recordOpen(ctx: AppContext, u: string | undefined, m: string | undefined, details: RequestDetails): void {
+export function recordOpen(ctx: AppContext, u: string | undefined, m: string | undefined, details: RequestDetails, limits: TrackingLimits): void {
   try {
     if (u === undefined || m === undefined) {
       ctx.log.debug({ u: u !== undefined, m: m !== undefined }, 'open not recorded: u or m missing');
@@ -33,6 +34,9 @@ export function recordOpen(ctx: AppContext, u: string | undefined, m: string | u
       ctx.log.debug('open not recorded: malformed u or m');
       return;
     }
+    // Over TRACKING_RATE for this delivery from this address the pixel is answered all the same; the open is counted
+    // as dropped, not recorded.
+    if (!limits.takeOpen(details.ip, u, campaignId)) return;
     ctx.events.addOpen({
       uid: u,
       campaignId,

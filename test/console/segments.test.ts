@@ -108,6 +108,26 @@ describe('console: segments', { skip }, () => {
     await page.getByTestId('segment-count').filter({ hasText: 'Fix the conditions to count' }).waitFor();
   });
 
+  test('a newer edit aborts the count the builder no longer needs (issue 23)', async () => {
+    const page = await openSignedIn(h, session, '/admin/segments/new');
+    await page.getByTestId('segment-count').filter({ hasText: '12 subscribers match' }).waitFor();
+    // The service's counts are held 2 s, so the first is still on its way when the next edit comes.
+    const failed: string[] = [];
+    page.on('requestfailed', (request) => {
+      if (request.url().includes('/api/v2/segments/count')) failed.push(request.failure()?.errorText ?? '');
+    });
+    await page.route('**/api/v2/segments/count', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      await route.continue().catch(() => {}); // the request was aborted meanwhile
+    });
+    await page.getByRole('button', { name: 'Add condition' }).click();
+    await page.getByLabel('Germany').check();
+    await page.waitForRequest('**/api/v2/segments/count');
+    await page.getByLabel('France').check();
+    await page.getByTestId('segment-count').filter({ hasText: '12 subscribers match' }).waitFor();
+    assert.deepEqual(failed, ['net::ERR_ABORTED'], 'the first count was aborted by the browser');
+  });
+
   test('screenshots and accessibility: segments', async () => {
     await screenshots(h, session, 'segments', '/admin/segments', (page) => page.getByRole('row', { name: /Germans/ }).waitFor());
     const list = await h.app.inject({ method: 'GET', url: '/api/v2/segments', headers });

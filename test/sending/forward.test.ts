@@ -117,6 +117,33 @@ describe('forward to a friend: what is refused', () => {
     assert.equal(t.smtp.messages.length, 0);
   });
 
+  test('by default (FORWARD_PERSONAL_NOTE_SIZE 500) a note of 1,001 characters is refused; 1,000 go out (issue 23)', async () => {
+    const defaults = await startTestApp();
+    try {
+      assert.equal(defaults.config.forward.personalNoteSize, 500);
+      const campaign = await createCampaign(defaults.db, { status: 'sent', subject: 'Autumn news', fromField: 'News <news@lists.example.org>' });
+      const forwarder = await createSubscriber(defaults.db, { confirmed: true });
+      await createDelivery(defaults.db, campaign.id, forwarder.id);
+      const send = (note: string) =>
+        defaults.inject({
+          method: 'POST',
+          url: `/api/v2/email-forward/${campaign.id}`,
+          payload: body(forwarder.uniqueId, ['friend@example.net'], { note }),
+        });
+      const refused = await send('n'.repeat(1001));
+      assert.equal(refused.statusCode, 422);
+      assert.deepEqual(refused.json(), {
+        message: 'Validation failed',
+        errors: { note: ['Your personal note must be at most 1000 characters long.'] },
+      });
+      assert.equal(defaults.smtp.messages.length, 0);
+      const sent = await send('n'.repeat(1000));
+      assert.equal(sent.statusCode, 202, sent.body);
+    } finally {
+      await defaults.close();
+    }
+  });
+
   test('an unknown uid, or one the campaign was not sent to, cannot forward', async () => {
     const { campaign } = await sentCampaign();
     const other = await sentCampaign();

@@ -98,6 +98,25 @@ describe('GET /t/open.gif and /api/v2/t/open.gif', () => {
     assert.equal((await opensOf(campaign.id)).length, 1);
   });
 
+  test('a NUL character in u or m (or a parameter name) still gets the pixel at every path; nothing is recorded (issue 23)', async () => {
+    const { campaign, subscriber } = await sentCampaign();
+    const u = subscriber.uniqueId;
+    const queries = [
+      `?u=${u}&m=%00`,
+      `?u=%00&m=${campaign.id}`,
+      `?u=${u}%00&m=${campaign.id}`,
+      `?u=${u}&m=${campaign.id}%00`,
+      '?u=%00&m=%00',
+      `?u=${u}&m=${campaign.id}&x%00=1`,
+    ];
+    for (const path of ['/t/open.gif', '/api/v2/t/open.gif']) {
+      for (const query of queries) assertPixel(await pixel(query, { 'user-agent': BROWSER }, path), `${path}${query}`);
+    }
+    await t.ctx.events.flush();
+    // The last query's u and m are valid (the NUL is in another parameter's name): one open per path.
+    assert.equal((await opensOf(campaign.id)).length, 2);
+  });
+
   test('a subscriber and campaign without a delivery record: pixel, nothing recorded (reference §5.20)', async () => {
     const { campaign } = await sentCampaign();
     const stranger = await createSubscriber(t.db);

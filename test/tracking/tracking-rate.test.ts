@@ -1,8 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { clicks, opens } from '../../src/db/schema/index.js';
+import { clicks, deliveries, opens, subscribers } from '../../src/db/schema/index.js';
 import { AddressLimiter } from '../../src/tracking/address-limiter.js';
+import { trackingDrops } from '../../src/tracking/index.js';
 import { decodeLinkToken, encodeLegacyLinkToken, encodeLinkToken } from '../../src/tracking/link-token.js';
 import { createCampaign, createDelivery, createLink, createSubscriber } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
@@ -111,6 +113,66 @@ describe('per-address rate (TRACKING_RATE)', () => {
     await t.ctx.events.flush();
     const recorded = (await t.db.select().from(opens).where(eq(opens.campaignId, campaign.id))).length;
     assert.ok(recorded >= 10 && recorded < 20, `${recorded} opens recorded of 30`);
+  });
+});
+
+describe('per address and delivery (issue 23: image proxies fetch for many readers from a few addresses)', () => {
+  /** A campaign sent an hour ago to `count` subscribers, written in bulk. */
+  async function bigSend(count: number) {
+    const { campaign, link } = await scene();
+    const rows = await t.db
+      .insert(subscribers)
+      .values(
+        Array.from({ length: count }, (_, i) => ({ email: `proxy-${campaign.id}-${i}@example.com`, uniqueId: randomBytes(16).toString('hex') })),
+      )
+      .returning({ id: subscribers.id, uniqueId: subscribers.uniqueId });
+    const sentAt = new Date(Date.now() - 3_600_000);
+    await t.db.insert(deliveries).values(rows.map((r) => ({ campaignId: campaign.id, subscriberId: r.id, status: 'sent' as const, sentAt })));
+    return { campaign, link, recipients: rows };
+  }
+
+  /** Runs `fn` for every item, `width` at a time. */
+  async function inBatches<T>(items: T[], width: number, fn: (item: T) => Promise<unknown>) {
+    for (let i = 0; i < items.length; i += width) await Promise.all(items.slice(i, i + width).map(fn));
+  }
+
+  test('from one address, the opens and clicks of 1,000 distinct recipients are all recorded; 1,000 repeats of one delivery are not, and are counted', async () => {
+    const { campaign, link, recipients } = await bigSend(1000);
+    const before = trackingDrops(t.ctx);
+    await inBatches(recipients, 100, async (r) => {
+      const res = await get(`/t/open.gif?u=${r.uniqueId}&m=${campaign.id}`, '66.249.84.1');
+      assert.equal(res.statusCode, 200);
+    });
+    await inBatches(recipients, 20, async (r) => {
+      const token = encodeLinkToken(secrets().linkToken, { linkId: link.id, subscriberId: r.id });
+      assert.equal((await get(`/lt/${token}`, '66.249.84.1')).statusCode, 302);
+    });
+    await t.ctx.events.flush();
+    assert.equal((await t.db.select().from(opens).where(eq(opens.campaignId, campaign.id))).length, 1000);
+    assert.equal((await t.db.select().from(clicks).where(eq(clicks.campaignId, campaign.id))).length, 1000);
+    assert.deepEqual(trackingDrops(t.ctx), before, 'nothing dropped');
+
+    // One delivery, 1,000 times from one address: a burst of 10 and 2 a second after it (TRACKING_RATE 2 here).
+    const one = recipients[0]!;
+    const token = encodeLinkToken(secrets().linkToken, { linkId: link.id, subscriberId: one.id });
+    const started = performance.now();
+    await inBatches(Array.from({ length: 1000 }), 100, async () => {
+      assert.equal((await get(`/t/open.gif?u=${one.uniqueId}&m=${campaign.id}`, '66.249.84.1')).statusCode, 200);
+    });
+    await inBatches(Array.from({ length: 1000 }), 20, async () => {
+      assert.equal((await get(`/lt/${token}`, '66.249.84.1')).statusCode, 302);
+    });
+    const allowed = 2 * (10 + Math.ceil(((performance.now() - started) / 1000) * 2));
+    await t.ctx.events.flush();
+    const repeatedOpens = (await t.db.select().from(opens).where(eq(opens.subscriberId, one.id))).length - 1;
+    const repeatedClicks = (await t.db.select().from(clicks).where(eq(clicks.subscriberId, one.id))).length - 1;
+    assert.ok(repeatedOpens >= 10 && repeatedOpens <= allowed, `${repeatedOpens} of 1,000 repeated opens recorded`);
+    assert.ok(repeatedClicks >= 10 && repeatedClicks <= allowed, `${repeatedClicks} of 1,000 repeated clicks recorded`);
+    // What was not recorded is counted, for a metrics endpoint (and logged at most once a minute).
+    assert.deepEqual(trackingDrops(t.ctx), {
+      opens: before.opens + 1000 - repeatedOpens,
+      clicks: before.clicks + 1000 - repeatedClicks,
+    });
   });
 });
 
