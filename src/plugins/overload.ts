@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { ServiceUnavailableError } from '../shared/errors.js';
+import { loadShedTotal } from '../shared/metrics.js';
 import { announcesBody } from './request-limits.js';
 
 /** Requests counted in `inFlight`, so each is let go exactly once (a response, or the client going away first). */
@@ -37,7 +38,10 @@ export function registerOverloadShedding(app: FastifyInstance, config: Config, d
   const refuseWhenOverloaded = () => {
     const full = limit > 0 && inFlight >= limit;
     const behind = maxWaitMs > 0 && waitingMs !== undefined && waitingMs() > maxWaitMs;
-    if (full || behind) throw new ServiceUnavailableError('The service is overloaded: try again shortly.', 1);
+    if (full || behind) {
+      loadShedTotal.inc();
+      throw new ServiceUnavailableError('The service is overloaded: try again shortly.', 1);
+    }
   };
   const admit = (request: FastifyRequest) => {
     refuseWhenOverloaded();

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { trackingEventsTotal } from '../shared/metrics.js';
 
 /*
  * Per client address token buckets for the public tracking endpoints (/lt, /t/open.gif), kept in memory: they
@@ -107,6 +108,7 @@ export class TrackingLimits {
   private counted(kind: 'opens' | 'clicks', taken: boolean): boolean {
     if (taken) return true;
     this.dropped[kind]++;
+    trackingEventsTotal.inc({ kind: kind === 'opens' ? 'open' : 'click', result: 'limited' });
     this.unlogged[kind]++;
     const now = this.now();
     if (now - this.loggedAt >= DROP_LOG_INTERVAL_MS) {
