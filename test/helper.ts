@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/app.js';
+import { startMailQueue } from '../src/mail/index.js';
 import { loadConfig, type Config } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
 import type { Database, Db } from '../src/db/client.js';
@@ -49,6 +50,9 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
   );
   const app = await buildApp({ config, database: testDb.database, migrate: false });
   await app.ready();
+  // The process's sender of system mail (confirmations, password resets …), as in a sending process; buildApp's
+  // close stops it.
+  startMailQueue(app.ctx);
   return {
     app,
     ctx: app.ctx,

@@ -4,7 +4,6 @@
  * see "Areas and their boundaries" in README.md). Route plugins are not here: app.ts registers them.
  */
 export { limited } from './change-limit.js';
-export { confirmProblemPage, confirmedPage } from './confirm.pages.js';
 export { hiddenField, textareaField } from './forms.js';
 export { sendPage } from './headers.js';
 export type { PublicPage } from './headers.js';
@@ -12,5 +11,6 @@ export { renderLayout } from './layout.js';
 export { errors } from './messages/errors.js';
 export { unsubscribe } from './messages/unsubscribe.js';
 export { pageContext } from './page-context.js';
-export { addSubscriptions } from './preferences.repository.js';
+// The resubscribe form of the unsubscribe page joins through subscription's repository (membership writes live there).
+export { joinLists as addSubscriptions } from '../subscription/index.js';
 export { seal, unseal } from './sealed-token.js';
