@@ -15,7 +15,7 @@ export const passwordResetRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'requestPasswordReset',
         summary: 'Mail an administrator a link to reset their password',
         description:
-          'Answers 204 whether or not the address is a (known, enabled) administrator\'s, so it tells nobody who is ' +
+          "Answers 204 whether or not the address is a (known, enabled) administrator's, so it tells nobody who is " +
           'one; the mail is queued and sent after the answer. 429 with Retry-After past 10 requests from one client ' +
           'address in 15 minutes (and, silently, past 3 for one administrator).',
         security: [],

@@ -97,7 +97,12 @@ export const addressChangeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const manageUrl = preferencesUrl(app.ctx, result.subscriber);
         if (!undo) return sendPage(reply, 200, addressChangedPage(lang, result.subscriber.email, manageUrl));
         const t = translator(preferences, lang);
-        const page = messagePage({ lang, title: t('undoneTitle'), heading: t('undoneTitle'), paragraphs: [t('undoneText', { email: result.subscriber.email })] });
+        const page = messagePage({
+          lang,
+          title: t('undoneTitle'),
+          heading: t('undoneTitle'),
+          paragraphs: [t('undoneText', { email: result.subscriber.email })],
+        });
         return sendPage(reply, 200, page);
       },
     );

@@ -55,7 +55,11 @@ export async function requestEmailChange(
     if ((await repo.addressOwner(tx, email)) !== undefined) return false;
     const token = seal(ctx.secrets.linkToken, EMAIL_CHANGE_DOMAIN, [subscriber.uniqueId, email], EMAIL_CHANGE_DAYS * 86_400);
     const link = `${ctx.config.publicUrl}/preferences/email/${token}`;
-    await queueMail(ctx, tx, 'address-change', { to: email, subject: t('changeMailSubject'), text: t('changeMailBody', { link, days: EMAIL_CHANGE_DAYS }) });
+    await queueMail(ctx, tx, 'address-change', {
+      to: email,
+      subject: t('changeMailSubject'),
+      text: t('changeMailBody', { link, days: EMAIL_CHANGE_DAYS }),
+    });
     return true;
   });
   if (queued) mailQueued(ctx);

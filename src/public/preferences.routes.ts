@@ -6,14 +6,7 @@ import { limited } from './change-limit.js';
 import { sendPage } from './headers.js';
 import { pickLanguage, translator, type Lang } from '../shared/i18n.js';
 import { preferences } from './messages/preferences.js';
-import {
-  expiredLinkPage,
-  forwardedPage,
-  invalidLinkPage,
-  preferencesPage,
-  tooManyRequestsPage,
-  type Saved,
-} from './preferences.pages.js';
+import { expiredLinkPage, forwardedPage, invalidLinkPage, preferencesPage, tooManyRequestsPage, type Saved } from './preferences.pages.js';
 import { FormBody, HtmlPage, PreferencesQuery, TokenParams } from './preferences.schemas.js';
 import * as service from './preferences.service.js';
 import { requestEmailChange } from './address-change.service.js';

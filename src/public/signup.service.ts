@@ -78,7 +78,14 @@ export async function signUp(ctx: AppContext, form: SignupForm, signup: CheckedS
   const chosen = form.lists.filter((l) => signup.listIds.includes(l.id));
   await joinOnPage(
     ctx,
-    { page: { id: form.id, title: form.title }, lang: form.lang, email: signup.email, lists: chosen, values: signup.values, doubleOptIn: form.doubleOptIn },
+    {
+      page: { id: form.id, title: form.title },
+      lang: form.lang,
+      email: signup.email,
+      lists: chosen,
+      values: signup.values,
+      doubleOptIn: form.doubleOptIn,
+    },
     origin,
   );
 }

@@ -98,7 +98,8 @@ export async function subscribeAddresses(ctx: AppContext, list: ListRow, emails:
     const added = await repo.insertSubscriptions(tx, list.id, ids);
     const dates = await repo.subscriptionDates(tx, list.id, ids);
     // The double opt-in mails are queued with the subscriptions they ask about, and leave after the answer.
-    if (!autoConfirm) for (const s of inOrder) if (!s.confirmed && added.has(s.id)) await queueMail(ctx, tx, 'confirmation', confirmation(ctx, s, list));
+    if (!autoConfirm)
+      for (const s of inOrder) if (!s.confirmed && added.has(s.id)) await queueMail(ctx, tx, 'confirmation', confirmation(ctx, s, list));
     return { subscribers: inOrder, added, dates, created: new Set(created) };
   });
   mailQueued(ctx);

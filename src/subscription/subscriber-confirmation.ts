@@ -46,9 +46,7 @@ export async function sendConfirmationRequest(ctx: AppContext, subscriber: Subsc
   }
 }
 
-export type ConfirmOutcome =
-  | { outcome: 'missing' | 'unknown' }
-  | { outcome: 'confirmed'; subscriber: SubscriberRow; lists: SubscriberList[] };
+export type ConfirmOutcome = { outcome: 'missing' | 'unknown' } | { outcome: 'confirmed'; subscriber: SubscriberRow; lists: SubscriberList[] };
 
 /**
  * The double opt-in link (public/confirm.routes.ts). Known ids are confirmed (again, harmlessly); only a real change

@@ -173,7 +173,12 @@ describe('POST /api/v2/password-reset/request', () => {
       }
     }
     assert.deepEqual(codes, [...Array(10).fill(204), 429, 429]);
-    const other = await t.inject({ method: 'POST', url: '/api/v2/password-reset/request', remoteAddress: '203.0.113.78', payload: { email: 'probe-x@example.com' } });
+    const other = await t.inject({
+      method: 'POST',
+      url: '/api/v2/password-reset/request',
+      remoteAddress: '203.0.113.78',
+      payload: { email: 'probe-x@example.com' },
+    });
     assert.equal(other.statusCode, 204);
   });
 

@@ -46,7 +46,8 @@ describe('address change: undo link and tokens without personal data', () => {
     assert.deepEqual(change!.envelope.to, ['new-home@example.org']);
     const changePath = new URL(/http:\/\/\S+\/preferences\/email\/[A-Za-z0-9_-]+/.exec(change!.parsed.text ?? '')![0]).pathname;
     const changeToken = changePath.split('/').pop()!;
-    for (const secret of ['new-home', 'example.org', sub.uniqueId]) assert.ok(!readable(changeToken).includes(secret), `${secret} readable in the token`);
+    for (const secret of ['new-home', 'example.org', sub.uniqueId])
+      assert.ok(!readable(changeToken).includes(secret), `${secret} readable in the token`);
 
     const done = await t.inject({ method: 'POST', url: changePath, headers: FORM, payload: 'confirm=yes', remoteAddress: client() });
     assert.equal(done.statusCode, 200);
@@ -59,7 +60,8 @@ describe('address change: undo link and tokens without personal data', () => {
     assert.match(undoMail!.parsed.text ?? '', /valid for 30 days/);
     const undoPath = new URL(/http:\/\/\S+\/preferences\/email-undo\/[A-Za-z0-9_-]+/.exec(undoMail!.parsed.text ?? '')![0]).pathname;
     const undoToken = undoPath.split('/').pop()!;
-    for (const secret of ['old-home', 'example.com', sub.uniqueId]) assert.ok(!readable(undoToken).includes(secret), `${secret} readable in the undo token`);
+    for (const secret of ['old-home', 'example.com', sub.uniqueId])
+      assert.ok(!readable(undoToken).includes(secret), `${secret} readable in the undo token`);
     // The change link does not work as an undo link, nor the other way round.
     assert.equal((await t.inject({ method: 'GET', url: `/preferences/email-undo/${changeToken}` })).statusCode, 404);
     assert.equal((await t.inject({ method: 'GET', url: `/preferences/email/${undoToken}` })).statusCode, 404);
@@ -76,7 +78,13 @@ describe('address change: undo link and tokens without personal data', () => {
     }
     assert.equal(await emailOf(sub.id), 'old-home@example.com');
     // A forged undo link: the error page, nothing changes.
-    const forged = await t.inject({ method: 'POST', url: `${undoPath.slice(0, -2)}AA`, headers: FORM, payload: 'confirm=yes', remoteAddress: client() });
+    const forged = await t.inject({
+      method: 'POST',
+      url: `${undoPath.slice(0, -2)}AA`,
+      headers: FORM,
+      payload: 'confirm=yes',
+      remoteAddress: client(),
+    });
     assert.equal(forged.statusCode, 404);
   });
 });

@@ -493,12 +493,18 @@ describe('POST /api/v2/public/subscribe-pages/{id}', () => {
 
   test('the values the form refuses are refused here too (one sign-up, issue 22): 422 per attribute, nothing stored', async () => {
     const { page, news, firstName, city } = await livePage();
-    const [colour] = await t.db.insert(attributeDefinitions).values({ name: `Colour ${page.id}`, type: 'select' }).returning();
+    const [colour] = await t.db
+      .insert(attributeDefinitions)
+      .values({ name: `Colour ${page.id}`, type: 'select' })
+      .returning();
     await t.db.insert(attributeOptions).values([
       { definitionId: colour!.id, name: 'Red', listOrder: 1 },
       { definitionId: colour!.id, name: 'Blue', listOrder: 2 },
     ]);
-    const [born] = await t.db.insert(attributeDefinitions).values({ name: `Born ${page.id}`, type: 'date' }).returning();
+    const [born] = await t.db
+      .insert(attributeDefinitions)
+      .values({ name: `Born ${page.id}`, type: 'date' })
+      .returning();
     await setData(page.id, { attributes: `${firstName.id},${city.id},${colour!.id},${born!.id}` });
     const cases: [Record<string, string>, Record<string, string[]>][] = [
       [{ [city.name]: `${'x'.repeat(30_000)}\r\n${'y'.repeat(29_998)}` }, { [`attributes.${city.name}`]: ['This value must be a single line.'] }],
@@ -519,7 +525,11 @@ describe('POST /api/v2/public/subscribe-pages/{id}', () => {
     const ok = await t.inject({
       method: 'POST',
       url: `/api/v2/public/subscribe-pages/${page.id}`,
-      payload: { email: 'checked@example.com', list_id: news.id, attributes: { [firstName.name]: 'A', [colour!.name]: 'blue', [born!.name]: '1990-05-01' } },
+      payload: {
+        email: 'checked@example.com',
+        list_id: news.id,
+        attributes: { [firstName.name]: 'A', [colour!.name]: 'blue', [born!.name]: '1990-05-01' },
+      },
     });
     assert.equal(ok.statusCode, 204, ok.body);
     const created = (await subscriberNamed('checked@example.com'))!;
@@ -528,7 +538,12 @@ describe('POST /api/v2/public/subscribe-pages/{id}', () => {
       .from(subscriberAttributeValues)
       .where(eq(subscriberAttributeValues.subscriberId, created.id))
       .orderBy(subscriberAttributeValues.definitionId);
-    const [blue] = await t.db.select().from(attributeOptions).where(eq(attributeOptions.name, 'Blue')).orderBy(sql`id desc`).limit(1);
+    const [blue] = await t.db
+      .select()
+      .from(attributeOptions)
+      .where(eq(attributeOptions.name, 'Blue'))
+      .orderBy(sql`id desc`)
+      .limit(1);
     assert.deepEqual(values, [
       { definitionId: firstName.id, value: 'A' },
       { definitionId: colour!.id, value: String(blue!.id) },
