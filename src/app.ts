@@ -16,12 +16,11 @@ import { passwordResetRoutes } from './identity/password-reset.routes.js';
 import { sessionRoutes } from './identity/session.routes.js';
 import { subscribePagePublicRoutes } from './subscription/subscribe-page-public.routes.js';
 import { subscribePageRoutes } from './subscription/subscribe-page.routes.js';
-import { subscriberConfirmRoutes } from './subscription/subscriber-confirm.routes.js';
 import { subscriberHistoryRoutes } from './subscription/subscriber-history.routes.js';
 import { subscriberExportRoutes } from './subscription/subscriber-export.routes.js';
 import { subscriberImportRoutes } from './subscription/subscriber-import.routes.js';
 import { subscriberRoutes } from './subscription/subscriber.routes.js';
-import { createMailer, type Mailer } from './mail/index.js';
+import { createMailer, stopMailQueues, type Mailer } from './mail/index.js';
 import { collectSendMetrics, createTransport, type Transport } from './sending/index.js';
 import { testSendRoutes } from './sending/test-send.routes.js';
 import { campaignPreviewRoutes } from './sending/campaign-preview.routes.js';
@@ -56,8 +55,10 @@ import { unsubscribeRoutes } from './public/unsubscribe.routes.js';
 import { forwardRoutes } from './sending/forward.routes.js';
 import { publicAssetRoutes } from './public/assets.routes.js';
 import { signupRoutes } from './public/signup.routes.js';
+import { confirmRoutes } from './public/confirm.routes.js';
 import { embedRoutes } from './public/embed.routes.js';
 import { preferencesRoutes } from './public/preferences.routes.js';
+import { addressChangeRoutes } from './public/address-change.routes.js';
 import { publicForwardRoutes } from './public/forward.routes.js';
 import { EventBuffer } from './tracking/index.js';
 import { clickRoutes } from './tracking/click.routes.js';
@@ -147,6 +148,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     await events.close();
     // So are the counts of recorded bounces (the bounce mailbox was stopped before app.close()).
     await bounceCounts.close();
+    // Drainers of the mail queue started on this app (server.ts, worker.ts, tests) finish their mails in flight.
+    await stopMailQueues(ctx);
     await mailer.close();
     await transport.close();
     await database.close();
@@ -183,6 +186,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(publicAssetRoutes);
   await app.register(signupRoutes);
   await app.register(preferencesRoutes);
+  await app.register(addressChangeRoutes);
   await app.register(publicForwardRoutes);
   // The API areas, registered explicitly so the route table stays greppable.
   await app.register(
@@ -198,7 +202,6 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(blacklistRoutes);
       await api.register(subscriberRoutes);
       await api.register(subscriberHistoryRoutes);
-      await api.register(subscriberConfirmRoutes);
       await api.register(subscriberImportRoutes);
       await api.register(subscriberExportRoutes);
       await api.register(attributeDefinitionRoutes);
@@ -207,6 +210,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(subscribePagePublicRoutes);
       await api.register(segmentRoutes);
       await api.register(embedRoutes);
+      // The pages the sign-up mails link to (src/public/), where their links have always pointed.
+      await api.register(confirmRoutes);
 
       // messaging area
       await api.register(campaignRoutes);

@@ -39,6 +39,10 @@ export const EnvSchema = Type.Object({
   LOGIN_FAILURE_WINDOW: Type.Integer({ minimum: 1, default: 900 }),
   PASSWORD_RESET_URL: Type.String({ default: '' }),
   SEND_WORKER: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+  // System mail queue (src/mail/mail-queue.ts): poll interval, first retry delay (doubling, at most 1 h), give-up age.
+  MAIL_QUEUE_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 1000 }),
+  MAIL_QUEUE_RETRY_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 30_000 }),
+  MAIL_QUEUE_GIVE_UP: Type.Integer({ minimum: 1, maximum: 2_592_000, default: 172_800 }),
   SEND_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 5000, default: 200 }),
   SEND_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 1000, default: 64 }),
   SEND_LEASE_SECONDS: Type.Integer({ minimum: 3, maximum: 86_400, default: 10 }),
@@ -123,6 +127,8 @@ export interface Config {
   /** Where the password-reset mail points; the token is appended. */
   readonly passwordResetUrl: string;
   readonly sendWorker: boolean;
+  /** The system-mail queue's knobs (MAIL_QUEUE_*); see mail/mail-queue.ts. */
+  readonly mailQueue: MailQueueConfig;
   /** The campaign sender's knobs (SEND_*); see sending/worker.ts. */
   readonly sending: SendingConfig;
   /** Largest campaign attachment in bytes (larger → 413). */
@@ -189,6 +195,17 @@ export interface BounceConfig {
   readonly unconfirmThreshold: number;
   /** Consecutive bounces that blacklist a subscriber's address (0: never). */
   readonly blacklistThreshold: number;
+}
+
+export interface MailQueueConfig {
+  /** How often an idle drainer looks for due mail (a request in the same process wakes it at once). */
+  readonly pollMs: number;
+  /** The wait after a mail's first failed attempt; it doubles with each attempt, up to an hour. */
+  readonly retryMs: number;
+  /** A mail still unsent this long after it was queued is given up (logged without personal data). */
+  readonly giveUpSeconds: number;
+  /** How long a drainer holds the mails it claimed (longer than nodemailer's longest timeout). */
+  readonly leaseSeconds: number;
 }
 
 export interface PreferencesConfig {
@@ -334,6 +351,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     loginFailureWindow: converted.LOGIN_FAILURE_WINDOW,
     passwordResetUrl: converted.PASSWORD_RESET_URL || `${publicUrl}/password-reset?token=`,
     sendWorker: converted.SEND_WORKER === 'on',
+    mailQueue: Object.freeze({
+      pollMs: converted.MAIL_QUEUE_POLL_MS,
+      retryMs: converted.MAIL_QUEUE_RETRY_MS,
+      giveUpSeconds: converted.MAIL_QUEUE_GIVE_UP,
+      leaseSeconds: 600,
+    }),
     sending: Object.freeze({
       batchSize: converted.SEND_BATCH_SIZE,
       concurrency: converted.SEND_CONCURRENCY,

@@ -1,6 +1,7 @@
 import { buildApp } from './app.js';
 import { ensureFirstAdministrator } from './identity/index.js';
 import { startBounceMailbox, type BounceMailbox } from './messaging/index.js';
+import { startMailQueue, type MailQueueDrainer } from './mail/index.js';
 import { configOrExit, runMain, stopOnSignals, tellOperator } from './process.js';
 import { startWorker, type SendWorker } from './sending/index.js';
 
@@ -13,11 +14,12 @@ async function main(): Promise<void> {
 
   let worker: SendWorker | null = null;
   let bounceMailbox: BounceMailbox | null = null;
+  let mailQueue: MailQueueDrainer | null = null;
   signals.arm({
     app,
     // The sender first: it finishes the mails in flight and hands unsent claimed records back while the database
     // is still open.
-    parts: () => [worker, bounceMailbox],
+    parts: () => [worker, mailQueue, bounceMailbox],
     message: 'shutting down: finishing in-flight requests',
     capMs: 20_000,
   });
@@ -27,6 +29,9 @@ async function main(): Promise<void> {
   const bound = app.server.address();
   const port = bound && typeof bound === 'object' ? bound.port : config.port;
   if (config.sendWorker) worker = startWorker(app.ctx);
+  // System mail (confirmations, password resets …) is sent by the sending processes; the embedded database can be
+  // opened by this process only, so here it is sent whatever SEND_WORKER says.
+  if (config.sendWorker || !config.databaseUrl) mailQueue = startMailQueue(app.ctx);
   // The bounce mailbox is read by the processes that send (BOUNCE_MAILBOX_URL set), not by API-only ones.
   if (config.sendWorker) bounceMailbox = startBounceMailbox(app.ctx);
   const where = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;

@@ -1,4 +1,5 @@
 import { buildApp } from './app.js';
+import { startMailQueue } from './mail/index.js';
 import { startBounceMailbox } from './messaging/index.js';
 import { configOrExit, runMain, stopOnSignals } from './process.js';
 import { startWorker } from './sending/index.js';
@@ -25,10 +26,12 @@ async function main(): Promise<void> {
   // it is never told to listen, so this process serves no HTTP.
   const app = await buildApp({ config });
   const worker = startWorker(app.ctx);
+  // And the system mail the API processes queue (confirmations, password resets …).
+  const mailQueue = startMailQueue(app.ctx);
   // The bounce mailbox is read by the processes that send (BOUNCE_MAILBOX_URL set).
   const bounceMailbox = startBounceMailbox(app.ctx);
   app.log.info({ workerId: worker.id, transport: app.ctx.transport.kind }, 'mailroom worker running');
-  signals.arm({ app, parts: () => [worker, bounceMailbox], message: 'worker shutting down: finishing mails in flight', capMs: 60_000 });
+  signals.arm({ app, parts: () => [worker, mailQueue, bounceMailbox], message: 'worker shutting down: finishing mails in flight', capMs: 60_000 });
 }
 
 runMain('mailroom worker', main);

@@ -28,6 +28,7 @@ describe('loadConfig', () => {
       corsOrigins: [],
       smtpUrl: '',
       mailFrom: 'Mailroom <mailroom@localhost>',
+      mailQueue: { pollMs: 1000, retryMs: 30_000, giveUpSeconds: 172_800, leaseSeconds: 600 },
       bounceAddress: '',
       bounceVerp: false,
       dkim: [],

@@ -2,7 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { sql } from 'drizzle-orm';
 import { buildApp } from '../src/app.js';
+import { mailQueue } from '../src/db/schema/index.js';
+import { startMailQueue } from '../src/mail/index.js';
 import { loadConfig, type Config } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
 import type { Database, Db } from '../src/db/client.js';
@@ -49,6 +52,9 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
   );
   const app = await buildApp({ config, database: testDb.database, migrate: false });
   await app.ready();
+  // The process's sender of system mail (confirmations, password resets …), as in a sending process; buildApp's
+  // close stops it.
+  startMailQueue(app.ctx);
   return {
     app,
     ctx: app.ctx,
@@ -79,4 +85,18 @@ export const ATOM = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
 export function atom(value: unknown): string {
   if (typeof value !== 'string' || !ATOM.test(value)) throw new Error(`not an ATOM timestamp: ${String(value)}`);
   return value;
+}
+
+/**
+ * Waits until the app's mail queue is empty: every mail the requests so far queued has been handed to the SMTP sink
+ * (or given up). System mail leaves after the answer, so a test reads the sink after this.
+ */
+export async function mailQueueDrained(t: Pick<TestApp, 'db'>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [row] = await t.db.select({ n: sql<number>`count(*)::int` }).from(mailQueue);
+    if ((row?.n ?? 0) === 0) return;
+    if (Date.now() > deadline) throw new Error(`mail queue: ${row?.n} mails still waiting after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

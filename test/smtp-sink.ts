@@ -18,8 +18,11 @@ export interface SmtpSink {
   close(): Promise<void>;
 }
 
-/** A real SMTP server on loopback that keeps and parses every message it is given. */
-export async function startSmtpSink(): Promise<SmtpSink> {
+/**
+ * A real SMTP server on loopback that keeps and parses every message it is given; on a free port unless `port`
+ * names one (a server that comes back where the service expects it).
+ */
+export async function startSmtpSink(port = 0): Promise<SmtpSink> {
   const messages: ReceivedMail[] = [];
   const waiters: (() => void)[] = [];
   let failures: { remaining: number; code: number; message: string } | null = null;
@@ -57,10 +60,10 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   });
   // A client that goes away mid-session (a worker killed with -9) resets its connection; that is the client's doing.
   server.on('error', () => {});
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const bound = (server.server.address() as AddressInfo).port;
   return {
-    url: `smtp://127.0.0.1:${port}/?tls=off`,
+    url: `smtp://127.0.0.1:${bound}/?tls=off`,
     messages,
     async waitFor(count, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;

@@ -14,13 +14,17 @@ export const passwordResetRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         operationId: 'requestPasswordReset',
         summary: 'Mail an administrator a link to reset their password',
+        description:
+          "Answers 204 whether or not the address is a (known, enabled) administrator's, so it tells nobody who is " +
+          'one; the mail is queued and sent after the answer. 429 with Retry-After past 10 requests from one client ' +
+          'address in 15 minutes (and, silently, past 3 for one administrator).',
         security: [],
         body: ResetRequestBody,
-        response: { 204: { type: 'null', description: 'Reset mail sent' }, ...errorResponses(400, 404, 422, 429, 503) },
+        response: { 204: { type: 'null', description: 'Reset mail queued, or nothing to do' }, ...errorResponses(400, 422, 429) },
       },
     },
     async (request, reply) => {
-      await service.requestReset(app.ctx, request.body.email);
+      await service.requestReset(app.ctx, request.body.email, request.ip);
       return reply.code(204).send();
     },
   );

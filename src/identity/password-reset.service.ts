@@ -1,6 +1,8 @@
 import { escapeHtml } from '../shared/html.js';
 import type { AppContext } from '../context.js';
-import { BadRequestError, HttpError, NotFoundError, TooManyRequestsError } from '../shared/errors.js';
+import { mailQueued, queueMail } from '../mail/index.js';
+import { BadRequestError, TooManyRequestsError } from '../shared/errors.js';
+import { takeStrict } from '../shared/rate-limit.js';
 import { findAdministratorByEmail } from './administrator.repository.js';
 import { hashPassword } from './password.js';
 import * as resets from './password-reset.repository.js';
@@ -12,24 +14,31 @@ export const TOKEN_TTL_SECONDS = 24 * 60 * 60;
 export const MAX_REQUESTS = 3;
 export const REQUEST_WINDOW_SECONDS = 15 * 60;
 
+/** Reset requests one client address may make in REQUEST_WINDOW_SECONDS, whatever addresses they name. */
+export const CLIENT_LIMIT = 10;
+export const TOO_MANY_CLIENT = 'Too many password reset requests from your address. Try again later.';
+
 /**
- * Starts a password reset: replaces the administrator's earlier tokens by a new one and mails the link.
- * Unknown and disabled administrators are both "not found" (phpList's message, without a period).
+ * Starts a password reset. The answer is the same (204, in the same time) for a known, unknown or disabled
+ * administrator and for one over their own limit, so the endpoint tells nobody which addresses are administrators'
+ * (issue 23): only the client's own limit (CLIENT_LIMIT, 429) is visible. A known, enabled administrator within
+ * MAX_REQUESTS gets a new token (replacing earlier ones) and the mail, queued in the same transaction.
  */
-export async function requestReset(ctx: AppContext, email: string): Promise<void> {
+export async function requestReset(ctx: AppContext, email: string, clientIp: string | null): Promise<void> {
+  const client = await takeStrict(ctx.db, `password-reset-client:${clientIp ?? 'unknown'}`, REQUEST_WINDOW_SECONDS, CLIENT_LIMIT);
+  if (!client.granted) throw new TooManyRequestsError(TOO_MANY_CLIENT, client.retryAfter);
   const admin = await findAdministratorByEmail(ctx.db, email);
-  if (!admin || admin.disabled) throw new NotFoundError('Administrator not found');
+  if (!admin || admin.disabled) return;
 
   const token = newSecret();
-  await ctx.db.transaction(async (tx) => {
+  const queued = await ctx.db.transaction(async (tx) => {
     await resets.lockAdministrator(tx, admin.id);
     const now = Date.now();
     const latest = await resets.findLatestToken(tx, admin.id);
     const windowEnd = latest ? latest.windowStartedAt.getTime() + REQUEST_WINDOW_SECONDS * 1000 : 0;
     const inWindow = latest !== undefined && windowEnd > now;
-    if (inWindow && latest.requestCount >= MAX_REQUESTS) {
-      throw new TooManyRequestsError('Too many password reset requests. Try again later.', (windowEnd - now) / 1000);
-    }
+    // Over the administrator's own limit: nothing happens, and the answer does not say so.
+    if (inWindow && latest.requestCount >= MAX_REQUESTS) return false;
     await resets.deleteExpiredTokens(tx);
     await resets.replaceTokens(tx, {
       administratorId: admin.id,
@@ -38,16 +47,12 @@ export async function requestReset(ctx: AppContext, email: string): Promise<void
       requestCount: inWindow ? latest.requestCount + 1 : 1,
       windowStartedAt: inWindow ? latest.windowStartedAt : new Date(now),
     });
+    await queueMail(ctx, tx, 'password-reset', { to: admin.email, ...resetMail(ctx.config.passwordResetUrl + token, admin.loginName) });
+    return true;
   });
-
-  try {
-    await ctx.mailer.send({ to: admin.email, ...resetMail(ctx.config.passwordResetUrl + token, admin.loginName) });
-  } catch (err) {
-    // The token stays (the administrator may ask again); the transport's text stays in the log only.
-    ctx.log.error({ err, event: 'password_reset_mail_failed', administratorId: admin.id }, 'password reset mail failed');
-    throw new HttpError(503, 'The password reset mail could not be sent. Try again later.');
-  }
-  ctx.log.info({ event: 'password_reset_requested', administratorId: admin.id }, 'password reset mail sent');
+  if (!queued) return;
+  mailQueued(ctx);
+  ctx.log.info({ event: 'password_reset_requested', administratorId: admin.id }, 'password reset mail queued');
 }
 
 /** Whether the token can still be used. An expired token is deleted on the way. */

@@ -11,3 +11,5 @@ export { mailFailure } from './mail-log.js';
 export { createMailer, smtpPoolOptions, smtpUrls } from './mailer.js';
 export type { Mailer } from './mailer.js';
 export { deliveryOfAddresses, verpSender } from './verp.js';
+export { mailQueued, queueMail, startMailQueue, stopMailQueues } from './mail-queue.js';
+export type { MailKind, MailQueueDrainer, MailToQueue } from './mail-queue.js';

@@ -3,6 +3,5 @@
  * What other areas may use: they import it from this file, never from the files below (eslint enforces it;
  * see "Areas and their boundaries" in README.md). Route plugins are not here: app.ts registers them.
  */
-export { confirmProblemPage, confirmedPage } from './confirm.pages.js';
 export { sendPage } from './headers.js';
 export { pageContext } from './page-context.js';

@@ -33,17 +33,6 @@ export async function listsForSubscriber(db: Executor, subscriberId: number): Pr
   );
 }
 
-/** Adds the subscriber to the lists; answers the ids actually added (already a member: left out). */
-export async function addSubscriptions(db: Executor, subscriberId: number, listIds: number[]): Promise<number[]> {
-  if (listIds.length === 0) return [];
-  const rows = await db
-    .insert(subscriptions)
-    .values(listIds.map((listId) => ({ listId, subscriberId })))
-    .onConflictDoNothing()
-    .returning({ listId: subscriptions.listId });
-  return rows.map((r) => r.listId);
-}
-
 /** Ids of the definitions subscribers may edit, in the administrators' order. */
 export async function editableDefinitionIds(db: Executor): Promise<number[]> {
   const rows = await db

@@ -1,26 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { escapeHtml } from '../shared/html.js';
 import { originOf } from '../subscription/index.js';
-import { hiddenField, readFormBody, submitButton } from './forms.js';
+import { readFormBody } from './forms.js';
 import { limited } from './change-limit.js';
 import { sendPage } from './headers.js';
 import { pickLanguage, translator, type Lang } from '../shared/i18n.js';
-import { renderLayout } from './layout.js';
 import { preferences } from './messages/preferences.js';
-import { preferencesUrl } from '../sending/index.js';
-import {
-  addressChangedPage,
-  addressTakenPage,
-  expiredLinkPage,
-  forwardedPage,
-  invalidLinkPage,
-  preferencesPage,
-  tooManyRequestsPage,
-  type Saved,
-} from './preferences.pages.js';
+import { expiredLinkPage, forwardedPage, invalidLinkPage, preferencesPage, tooManyRequestsPage, type Saved } from './preferences.pages.js';
 import { FormBody, HtmlPage, PreferencesQuery, TokenParams } from './preferences.schemas.js';
 import * as service from './preferences.service.js';
+import { requestEmailChange } from './address-change.service.js';
 
 const tags = ['public pages'];
 const FORM_TYPE = 'application/x-www-form-urlencoded';
@@ -45,8 +34,8 @@ async function withSubscriber(request: FastifyRequest, token: string, reply: Fas
 }
 
 /**
- * The preference centre, `GET|POST /preferences/{token}` (the `[PREFERENCESURL]` of campaign mail), and the link of
- * the address-change mail, `GET|POST /preferences/email/{token}`. HTML pages; every change is a POST.
+ * The preference centre, `GET|POST /preferences/{token}` (the `[PREFERENCESURL]` of campaign mail). HTML pages;
+ * every change is a POST. The links of the address-change mails are address-change.routes.ts.
  */
 export const preferencesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // In this plugin only: forms arrive as text and are read by readFormBody (every value of a repeated name kept).
@@ -144,10 +133,7 @@ export const preferencesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (action === 'email') {
         const t = translator(preferences, lang);
         const asked = form.get('email')?.[0] ?? '';
-        const outcome = await service.requestEmailChange(app.ctx, subscriber, asked, origin, (_to, link, days) => ({
-          subject: t('changeMailSubject'),
-          text: t('changeMailBody', { link, days }),
-        }));
+        const outcome = await requestEmailChange(app.ctx, subscriber, asked, origin, lang);
         if (outcome === 'invalid' || outcome === 'same') {
           const view = await service.view(app.ctx, subscriber);
           const emailError = outcome === 'invalid' ? t('emailInvalid') : t('emailSame');
@@ -163,67 +149,6 @@ export const preferencesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // No known action (a body that is not one of the forms): the page as it is, nothing changed.
       const view = await service.view(app.ctx, subscriber);
       return sendPage(reply, 200, preferencesPage({ lang, view }));
-    },
-  );
-
-  app.get(
-    '/preferences/email/:token',
-    {
-      config: { allowNul: true },
-      schema: {
-        tags,
-        operationId: 'showAddressChange',
-        summary: 'The link of an address-change mail: asks to confirm (public; changes nothing, mail scanners fetch links)',
-        security: [],
-        params: TokenParams,
-        response: {
-          200: HtmlPage('A button confirming the new address'),
-          404: HtmlPage('Forged or garbled link'),
-          410: HtmlPage('Expired link'),
-        },
-      },
-    },
-    async (request, reply) => {
-      const lang = langOf(request);
-      const opened = service.peekEmailChange(app.ctx, request.params.token);
-      if (opened === null) return sendPage(reply, 404, invalidLinkPage(lang));
-      if (opened === 'expired') return sendPage(reply, 410, expiredLinkPage(lang));
-      const t = translator(preferences, lang);
-      const body =
-        `<h1>${escapeHtml(t('confirmChangeTitle'))}</h1><p class="lead">${escapeHtml(t('confirmChangeText', { email: opened.email }))}</p>` +
-        `<form method="post">${hiddenField('confirm', 'yes')}${submitButton(t('confirmChangeButton'))}</form>`;
-      return sendPage(reply, 200, renderLayout({ lang, title: t('confirmChangeTitle'), body }));
-    },
-  );
-
-  app.post(
-    '/preferences/email/:token',
-    {
-      config: { allowNul: true, keepBodyKeys: true },
-      schema: {
-        tags,
-        operationId: 'confirmAddressChange',
-        summary: 'Confirm an address change: the subscriber moves to the new address if it is still free (public)',
-        security: [],
-        params: TokenParams,
-        body: { content: { [FORM_TYPE]: { schema: FormBody } } },
-        response: {
-          200: HtmlPage('Changed, with a link to the preference centre'),
-          404: HtmlPage('Forged or garbled link'),
-          409: HtmlPage('The address is no longer free: nothing changed'),
-          410: HtmlPage('Expired link'),
-          429: HtmlPage('Too many changes from this client'),
-        },
-      },
-    },
-    async (request, reply) => {
-      const lang = langOf(request);
-      if (await limited(request, reply, lang)) return reply;
-      const result = await service.confirmEmailChange(app.ctx, request.params.token, originOf(request));
-      if (result.outcome === 'invalid') return sendPage(reply, 404, invalidLinkPage(lang));
-      if (result.outcome === 'expired') return sendPage(reply, 410, expiredLinkPage(lang));
-      if (result.outcome !== 'changed') return sendPage(reply, 409, addressTakenPage(lang));
-      return sendPage(reply, 200, addressChangedPage(lang, result.subscriber.email, preferencesUrl(app.ctx, result.subscriber)));
     },
   );
 };

@@ -1,12 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { takeStrict } from '../shared/rate-limit.js';
-import { driverCode } from '../shared/errors.js';
 import {
   loadDefinitionsWithOptions,
   checkAttributeValue,
   insertHistory,
-  isEmail,
+  joinLists,
   leave,
   leaveInTransaction,
   findSubscriberByUniqueId,
@@ -17,20 +15,15 @@ import {
 } from '../subscription/index.js';
 import { decodeAnyPreferencesToken } from '../sending/index.js';
 import * as repo from './preferences.repository.js';
-import { seal, unseal } from './sealed-token.js';
 
 /*
  * The preference centre: what a subscriber holding their signed link (sending/preferences-link.ts) may see and change about
  * themselves. The link is the only credential; every change is a POST and is written to the subscriber's history.
- * Nothing here tells anyone about another address: an address change asks the new address first, and answers the
- * same whether or not that address is free.
+ * The address change is address-change.service.ts.
  */
 
 export const FORWARDED = 'forwarded';
-/** How long the link of an address-change mail is good. */
-export const EMAIL_CHANGE_DAYS = 2;
-const EMAIL_CHANGE_DOMAIN = 'email-change';
-/** The subscribe pages' window: one mail to an address in 10 minutes, whichever page sends it. */
+/** The public pages' window for changes by one client. */
 const MAIL_WINDOW = 600;
 
 export type Resolved = { readonly subscriber: SubscriberRow } | 'expired' | 'forwarded' | null;
@@ -95,7 +88,7 @@ export async function saveLists(ctx: AppContext, subscriber: SubscriberRow, want
   const join = lists.filter((l) => !l.member && l.isPublic && wanted.has(l.id)).map((l) => l.id);
   const leave = lists.filter((l) => l.member && !wanted.has(l.id)).map((l) => l.id);
   await ctx.db.transaction(async (tx) => {
-    const joined = await repo.addSubscriptions(tx, subscriber.id, join);
+    const joined = await joinLists(tx, subscriber.id, join);
     if (joined.length > 0) await insertHistory(tx, subscriber.id, origin, 'Subscribed', `Joined ${names(lists, joined)} in the preference centre`);
     await leaveInTransaction(tx, subscriber.id, {
       scope: { lists: leave },
@@ -173,77 +166,4 @@ export async function leaveAll(ctx: AppContext, subscriber: SubscriberRow, origi
     describe: (left, skipped) => `Left all lists (${left ?? 'none'}) in the preference centre${skippedNote(skipped)}`,
     skipReason: SKIP_REASON,
   });
-}
-
-export type EmailRequest = 'sent' | 'invalid' | 'same' | { readonly retryAfter: number };
-
-/**
- * Asks the new address to confirm. The answer to the page is `sent` whether or not the address is free (a taken
- * address gets no mail and the page says the same), so the form cannot be used to find out who is subscribed.
- */
-export async function requestEmailChange(
-  ctx: AppContext,
-  subscriber: SubscriberRow,
-  rawEmail: string,
-  origin: HistoryOrigin,
-  mail: (to: string, link: string, days: number) => { subject: string; text: string },
-): Promise<EmailRequest> {
-  const email = rawEmail.trim();
-  if (email.length > 255 || !isEmail(email)) return 'invalid';
-  if (email.toLowerCase() === subscriber.email.toLowerCase()) return 'same';
-  // The sign-up forms' window for the address: at most one mail to it in 10 minutes from any public page.
-  const digest = createHash('sha256').update(email.toLowerCase()).digest('base64url');
-  const slot = await takeStrict(ctx.db, `page-address:${digest}`, MAIL_WINDOW, 1);
-  if (!slot.granted) return { retryAfter: slot.retryAfter };
-  await insertHistory(
-    ctx.db,
-    subscriber.id,
-    origin,
-    'Updated',
-    'Asked in the preference centre to change the e-mail address; confirmation sent to the new address',
-  );
-  const taken = (await repo.addressOwner(ctx.db, email)) !== undefined;
-  if (taken) return 'sent';
-  const token = seal(ctx.secrets.linkToken, EMAIL_CHANGE_DOMAIN, [subscriber.uniqueId, email], EMAIL_CHANGE_DAYS * 86_400);
-  const link = `${ctx.config.publicUrl}/preferences/email/${token}`;
-  const { subject, text } = mail(email, link, EMAIL_CHANGE_DAYS);
-  try {
-    await ctx.mailer.send({ to: email, subject, text });
-  } catch (err) {
-    ctx.log.warn({ subscriberId: subscriber.id, err: (err as Error).message }, 'address-change mail not sent');
-  }
-  return 'sent';
-}
-
-/** What an address-change link asks for, without changing anything (the page asking to confirm). */
-export function peekEmailChange(ctx: AppContext, token: string): { readonly email: string } | 'expired' | null {
-  const opened = unseal(ctx.secrets.linkToken, EMAIL_CHANGE_DOMAIN, token);
-  if (opened === null || opened === 'expired') return opened;
-  return { email: opened.fields[1] ?? '' };
-}
-
-export type EmailChange = { readonly outcome: 'changed'; readonly subscriber: SubscriberRow } | { readonly outcome: 'taken' | 'expired' | 'invalid' };
-
-/** The link of an address-change mail: moves the subscriber to the new address if it is still free. Idempotent. */
-export async function confirmEmailChange(ctx: AppContext, token: string, origin: HistoryOrigin): Promise<EmailChange> {
-  const opened = unseal(ctx.secrets.linkToken, EMAIL_CHANGE_DOMAIN, token);
-  if (opened === null) return { outcome: 'invalid' };
-  if (opened === 'expired') return { outcome: 'expired' };
-  const [uniqueId = '', email = ''] = opened.fields;
-  const subscriber = await findSubscriberByUniqueId(ctx.db, uniqueId);
-  if (!subscriber || email === '') return { outcome: 'invalid' };
-  if (subscriber.email === email) return { outcome: 'changed', subscriber };
-  try {
-    const changed = await ctx.db.transaction(async (tx) => {
-      if (!(await repo.changeEmailIfFree(tx, subscriber.id, email))) return false;
-      await insertHistory(tx, subscriber.id, origin, 'Updated', 'Changed the e-mail address in the preference centre (confirmed by the new address)');
-      return true;
-    });
-    if (!changed) return { outcome: 'taken' };
-  } catch (err) {
-    // Two changes racing for one free address: the unique index lets one win.
-    if (driverCode(err) === '23505') return { outcome: 'taken' };
-    throw err;
-  }
-  return { outcome: 'changed', subscriber: { ...subscriber, email } };
 }

@@ -1,4 +1,4 @@
-import { checkAttributeValue, MAX_VALUE_LENGTH, isEmail, type DefinitionWithOptions } from '../subscription/index.js';
+import { checkSignUpValues, isEmail, type ValueProblem } from '../subscription/index.js';
 import type { Translate } from '../shared/i18n.js';
 import type { signup } from './messages/signup.js';
 import type { SignupForm } from './signup.service.js';
@@ -49,25 +49,14 @@ export interface CheckedSignup {
 
 export type FieldErrors = Map<string, string>;
 
-/** The error of one attribute's value, or its value to store (null: nothing to store). */
-function checkAttribute(
-  definition: DefinitionWithOptions,
-  raw: readonly string[],
-  t: Translate<typeof signup.en>,
-): { error: string } | { stored: string | null } {
-  const type = (definition.type ?? 'textline').toLowerCase();
-  const given = raw.filter((v) => v.trim() !== '');
-  if (given.length === 0) {
-    if (type === 'checkbox') return definition.required ? { error: t('errRequired') } : { stored: '0' };
-    return definition.required ? { error: t('errRequired') } : { stored: null };
-  }
-  if (given.some((v) => v.length > MAX_VALUE_LENGTH)) return { error: t('errTooLong') };
-  const checked = checkAttributeValue(definition, type === 'checkboxgroup' ? given : given[0]);
-  if (checked.ok) return { stored: checked.stored };
-  if (type === 'date') return { error: t('errDate') };
-  if (type === 'select' || type === 'radio' || type === 'checkboxgroup' || type === 'checkbox') return { error: t('errChoice') };
-  return { error: t('errOneLine') };
-}
+/** The form's words for what the sign-up's checks refuse (subscription/signup.check.ts, the API's checks too). */
+const PROBLEM_MESSAGE = {
+  required: 'errRequired',
+  tooLong: 'errTooLong',
+  date: 'errDate',
+  choice: 'errChoice',
+  oneLine: 'errOneLine',
+} as const satisfies Record<ValueProblem, keyof typeof signup.en>;
 
 /** Every field checked, each error keyed by its field's element id (see signup.pages.ts). */
 export function checkSignup(
@@ -87,13 +76,8 @@ export function checkSignup(
   const picked = new Set(input.lists);
   const chosen = form.lists.filter((l) => form.lists.length === 1 || picked.has(String(l.id))).map((l) => l.id);
 
-  const values: { definitionId: number; value: string }[] = [];
-  for (const definition of form.attributes) {
-    if ((definition.type ?? '').toLowerCase() === 'hidden') continue;
-    const result = checkAttribute(definition, input.attributes.get(definition.id) ?? [], t);
-    if ('error' in result) errors.set(attributeField(definition.id), result.error);
-    else if (result.stored !== null) values.push({ definitionId: definition.id, value: result.stored });
-  }
+  const { values, problems } = checkSignUpValues(form.attributes, input.attributes);
+  for (const [id, problem] of problems) errors.set(attributeField(id), t(PROBLEM_MESSAGE[problem]));
   // After the attributes: the messages are listed in the order the fields appear.
   if (chosen.length === 0) errors.set('lists', t('errLists'));
   if (errors.size > 0) return { ok: false, errors };

@@ -1,34 +1,23 @@
-import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import {
   loadDefinitionsWithOptions,
-  blacklistedAmong,
-  findSubscribersByEmails,
-  insertSubscribers,
-  insertSubscriptions,
-  isMember,
   publicListsAmong,
-  upsertAttributeValues,
   idsOf,
   requireLivePage,
-  takeSignUp,
-  insertHistory,
+  signUp as joinOnPage,
   type DefinitionWithOptions,
   type ListRow,
   type PageRow,
   type HistoryOrigin,
-  type SubscriberRow,
   type PageLook,
 } from '../subscription/index.js';
 import { pickLanguage, type Lang } from '../shared/i18n.js';
 import type { CheckedSignup } from './signup.form.js';
-import { sendJoinRequests, sendSignupConfirmation } from './signup.mail.js';
 
 /*
- * The hosted sign-up form of a subscribe page (`/subscribe/{id}`): what it shows and what a sign-up does. The rules
- * are the API's (subscribe-page-public.service.ts, issue 17) with the form's extras: several lists at once, one mail
- * for all of them, and a second sign-up of an unconfirmed address re-sending its confirmation. Whatever the
- * address's state, the visitor sees the same thank-you page; only the address's owner learns anything, by mail.
+ * The hosted sign-up form of a subscribe page (`/subscribe/{id}`): what it shows. What a sign-up does is
+ * subscription's one sign-up (subscription/signup.service.ts), which the JSON API uses too. Whatever the address's
+ * state, the visitor sees the same thank-you page; only the address's owner learns anything, by mail.
  */
 
 export interface SignupForm {
@@ -80,54 +69,23 @@ export async function buildSignupForm(
   };
 }
 
-type Found =
-  { kind: 'barred' } | { kind: 'confirmed'; subscriber: SubscriberRow } | { kind: 'pending'; subscriber: SubscriberRow; createdConfirmed: boolean };
-
 /**
- * One sign-up from the form (already checked). The limits come first, before anything is looked up, so a refusal
- * (TooManyRequestsError) says nothing about the address; they are the API's own counters, so the form and the API
- * share them: one sign-up per address in 10 minutes (so at most one mail), SUBSCRIBE_PAGE_CLIENT_LIMIT per client.
- * Then:
- * - a blacklisted address (entry or flag): nothing;
- * - a confirmed subscriber: nothing is changed; when some chosen lists are new to them, one mail with a join link
- *   per list (consent for every list), otherwise no mail at all;
- * - a new address: created (unconfirmed, or confirmed on a single opt-in page) with its attribute values and a
- *   history entry, subscribed; an unconfirmed one: subscribed to the chosen lists, its data left alone. Either gets
- *   one confirmation mail naming the lists, except a new subscriber of a single opt-in page, who gets none.
+ * One sign-up from the form (already checked): subscription's one sign-up (its limits first, then the transaction
+ * that writes the subscriber, the lists and the queued mail), which the JSON API uses too. Throws
+ * TooManyRequestsError past the limits.
  */
 export async function signUp(ctx: AppContext, form: SignupForm, signup: CheckedSignup, origin: HistoryOrigin): Promise<void> {
-  await takeSignUp(ctx, signup.email, origin.ip);
   const chosen = form.lists.filter((l) => signup.listIds.includes(l.id));
-  const where = `subscribe page "${form.title}" (#${form.id})`;
-  const found = await ctx.db.transaction(async (tx): Promise<Found> => {
-    if ((await blacklistedAmong(tx, [signup.email])).size > 0) return { kind: 'barred' };
-    let [subscriber] = await findSubscribersByEmails(tx, [signup.email]);
-    if (subscriber?.blacklisted) return { kind: 'barred' };
-    if (subscriber?.confirmed) return { kind: 'confirmed', subscriber };
-    let createdConfirmed = false;
-    if (!subscriber) {
-      const uniqueId = randomBytes(16).toString('hex');
-      const [id] = await insertSubscribers(tx, [{ email: signup.email, uniqueId, confirmed: !form.doubleOptIn, htmlEmail: false }]);
-      // Another writer stored the address in the meantime: it is theirs, this sign-up leaves it alone.
-      if (id === undefined) return { kind: 'barred' };
-      await insertHistory(tx, id, origin, 'Subscriber created', `Created on ${where}`);
-      await upsertAttributeValues(tx, id, [...signup.values]);
-      [subscriber] = await findSubscribersByEmails(tx, [signup.email]);
-      createdConfirmed = !form.doubleOptIn;
-    }
-    const added: string[] = [];
-    for (const list of chosen) if ((await insertSubscriptions(tx, list.id, [subscriber!.id])).size > 0) added.push(list.name);
-    if (added.length > 0) {
-      await insertHistory(tx, subscriber!.id, origin, 'Subscribed', `Subscribed to ${added.map((n) => `"${n}"`).join(', ')} on ${where}`);
-    }
-    return { kind: 'pending', subscriber: subscriber!, createdConfirmed };
-  });
-
-  if (found.kind === 'confirmed') {
-    const memberships = await Promise.all(chosen.map((l) => isMember(ctx.db, l.id, found.subscriber.id)));
-    const missing = chosen.filter((_, i) => !memberships[i]);
-    if (missing.length > 0) await sendJoinRequests(ctx, form.lang, found.subscriber, missing);
-  } else if (found.kind === 'pending' && !found.createdConfirmed) {
-    await sendSignupConfirmation(ctx, form, found.subscriber, chosen);
-  }
+  await joinOnPage(
+    ctx,
+    {
+      page: { id: form.id, title: form.title },
+      lang: form.lang,
+      email: signup.email,
+      lists: chosen,
+      values: signup.values,
+      doubleOptIn: form.doubleOptIn,
+    },
+    origin,
+  );
 }

@@ -1,9 +1,16 @@
 import type { AppContext } from '../context.js';
 import { findCampaign } from '../messaging/index.js';
-import { insertHistory, findSubscriberByUniqueId, decodeUnsubscribeToken, leave, previewLeave, type HistoryOrigin } from '../subscription/index.js';
+import {
+  insertHistory,
+  findSubscriberByUniqueId,
+  decodeUnsubscribeToken,
+  joinLists,
+  leave,
+  previewLeave,
+  type HistoryOrigin,
+} from '../subscription/index.js';
 import * as repo from './unsubscribe.repository.js';
 import type { ListName } from './unsubscribe.repository.js';
-import { addSubscriptions } from './preferences.repository.js';
 import { seal, unseal } from './sealed-token.js';
 
 /*
@@ -106,7 +113,7 @@ export async function resubscribe(ctx: AppContext, token: string, origin: Histor
     .filter((n) => Number.isInteger(n) && n > 0);
   const lists = await ctx.db.transaction(async (tx) => {
     const existing = await repo.listNames(tx, listIds);
-    const added = await addSubscriptions(
+    const added = await joinLists(
       tx,
       subscriber.id,
       existing.map((l) => l.id),

@@ -57,6 +57,17 @@ export async function insertSubscriptions(db: Executor, listId: number, subscrib
   return new Set(rows.map((r) => r.subscriberId));
 }
 
+/** Adds one subscriber to these lists; answers the ids of the lists actually added (already a member: left out). */
+export async function joinLists(db: Executor, subscriberId: number, listIds: readonly number[]): Promise<number[]> {
+  if (listIds.length === 0) return [];
+  const rows = await db
+    .insert(subscriptions)
+    .values(listIds.map((listId) => ({ listId, subscriberId })))
+    .onConflictDoNothing()
+    .returning({ listId: subscriptions.listId });
+  return rows.map((r) => r.listId);
+}
+
 /** Subscription dates of these subscribers on the list. */
 export async function subscriptionDates(db: Executor, listId: number, subscriberIds: number[]): Promise<Map<number, Date>> {
   if (subscriberIds.length === 0) return new Map();

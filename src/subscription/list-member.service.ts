@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { Executor } from '../db/client.js';
-import { mailFailure } from '../mail/index.js';
+import { mailQueued, queueMail, type MailToQueue } from '../mail/index.js';
+import { confirmationLink } from './subscriber-confirmation.js';
 import { toPage } from '../shared/pagination.js';
 import { toAtom } from '../shared/time.js';
 import { blacklistedAmong } from './blacklist.repository.js';
@@ -61,7 +62,7 @@ export interface SubscribeOutcome {
  * addresses. Unknown addresses become new subscribers (`html_email` false, as everywhere), each with a history
  * entry, or refuse the request (`unknown: 'refuse'`: nothing stored, nothing sent). Blacklisted addresses (the
  * blacklist table or the subscriber's flag) are left out: not created, not subscribed, not in the outcome.
- * Existing subscriptions stay as they are. Confirmation mails go out after the commit.
+ * Existing subscriptions stay as they are. Confirmation mails are queued in the transaction (mail/mail-queue.ts).
  */
 export async function subscribeAddresses(ctx: AppContext, list: ListRow, emails: string[], options: SubscribeOptions): Promise<SubscribeOutcome> {
   const { autoConfirm } = options;
@@ -96,13 +97,12 @@ export async function subscribeAddresses(ctx: AppContext, list: ListRow, emails:
     const ids = inOrder.map((s) => s.id);
     const added = await repo.insertSubscriptions(tx, list.id, ids);
     const dates = await repo.subscriptionDates(tx, list.id, ids);
+    // The double opt-in mails are queued with the subscriptions they ask about, and leave after the answer.
+    if (!autoConfirm)
+      for (const s of inOrder) if (!s.confirmed && added.has(s.id)) await queueMail(ctx, tx, 'confirmation', confirmation(ctx, s, list));
     return { subscribers: inOrder, added, dates, created: new Set(created) };
   });
-
-  if (!autoConfirm) {
-    const toConfirm = outcome.subscribers.filter((s) => !s.confirmed && outcome.added.has(s.id));
-    await Promise.all(toConfirm.map((s) => sendConfirmation(ctx, s, list)));
-  }
+  mailQueued(ctx);
   return outcome;
 }
 
@@ -158,20 +158,14 @@ export function uniqueEmails(emails: string[]): string[] {
   return [...seen.values()];
 }
 
-/** The double opt-in mail. A failed send is logged, not fatal: the subscription is stored either way. */
-async function sendConfirmation(ctx: AppContext, subscriber: SubscriberRow, list: ListRow): Promise<void> {
-  const link = `${ctx.config.publicUrl}/api/v2/subscribers/confirm?uniqueId=${encodeURIComponent(subscriber.uniqueId)}`;
-  try {
-    await ctx.mailer.send({
-      to: subscriber.email,
-      subject: 'Please confirm your subscription',
-      text:
-        `You have been subscribed to the list "${list.name}".\n\n` +
-        `Please confirm your subscription by opening this link:\n${link}\n\n` +
-        'If you did not ask for this, ignore this message and you will not receive mail from us.\n',
-    });
-  } catch (err) {
-    // Never the address: the error text quotes it, so only its masked form is logged.
-    ctx.log.warn({ failure: mailFailure(err), subscriberId: subscriber.id, listId: list.id }, 'confirmation mail not sent');
-  }
+/** The double opt-in mail of an administrator's subscribe request. */
+function confirmation(ctx: AppContext, subscriber: SubscriberRow, list: ListRow): MailToQueue {
+  return {
+    to: subscriber.email,
+    subject: 'Please confirm your subscription',
+    text:
+      `You have been subscribed to the list "${list.name}".\n\n` +
+      `Please confirm your subscription by opening this link:\n${confirmationLink(ctx, subscriber.uniqueId)}\n\n` +
+      'If you did not ask for this, ignore this message and you will not receive mail from us.\n',
+  };
 }

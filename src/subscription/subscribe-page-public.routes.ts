@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { rawPathId } from '../plugins/http.js';
 import { errorResponses } from '../shared/schemas.js';
@@ -7,14 +6,6 @@ import * as service from './subscribe-page-public.service.js';
 import { originOf } from './history-origin.js';
 
 const tags = ['subscribe pages'];
-
-/** The pages of the list-join link, in the manner of the double opt-in page (subscriber-confirm.routes.ts). */
-const JOIN_PAGES = {
-  missing: { status: 400, body: '<h1>Missing confirmation code.</h1>' },
-  unknown: { status: 404, body: '<h1>This link is not valid or has expired.</h1>' },
-  joined: { status: 200, body: '<h1>Thank you, your subscription is confirmed!</h1>' },
-} as const;
-const Html = Type.String({ description: 'A small HTML page' });
 
 /**
  * The public subscribe-page endpoints (reference Appendix A), without a session. The body keeps its keys as sent,
@@ -71,7 +62,7 @@ export const subscribePagePublicRoutes: FastifyPluginAsyncTypebox = async (app) 
       },
     },
     async (request, reply) => {
-      await service.subscribe(app.ctx, request.params.pageId, request.body, originOf(request));
+      await service.subscribe(app.ctx, request.params.pageId, request.body, originOf(request), request.headers['accept-language']);
       return reply.code(204).send();
     },
   );
@@ -93,28 +84,6 @@ export const subscribePagePublicRoutes: FastifyPluginAsyncTypebox = async (app) 
     async (request, reply) => {
       await service.unsubscribe(app.ctx, request.params.pageId, request.body.email, request.body.token, originOf(request));
       return reply.code(204).send();
-    },
-  );
-
-  app.get(
-    '/public/list-subscriptions/confirm',
-    {
-      schema: {
-        tags,
-        operationId: 'confirmListSubscription',
-        summary: 'Join a list (public; the link a confirmed subscriber gets when signed up on a subscribe page)',
-        security: [],
-        querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 300, description: 'The signed list-join token' })) }),
-        response: {
-          200: { content: { 'text/html': { schema: Html } } },
-          400: { content: { 'text/html': { schema: Html } } },
-          404: { content: { 'text/html': { schema: Html } } },
-        },
-      },
-    },
-    async (request, reply) => {
-      const page = JOIN_PAGES[await service.joinByToken(app.ctx, request.query.token, originOf(request))];
-      return reply.code(page.status).type('text/html; charset=utf-8').send(page.body);
     },
   );
 };

@@ -1,6 +1,9 @@
 import type { AppContext } from '../context.js';
 import { mailFailure } from '../mail/index.js';
-import type { SubscriberRow } from './subscriber.repository.js';
+import * as history from './subscriber-history.repository.js';
+import type { HistoryOrigin } from './subscriber-history.schemas.js';
+import type { SubscriberList } from './list.schemas.js';
+import { findSubscriberByUniqueId, listsOfSubscribers, updateSubscriber, type SubscriberRow } from './subscriber.repository.js';
 
 /** The double opt-in link: the subscriber's unique id is the credential. */
 export function confirmationLink(ctx: AppContext, uniqueId: string): string {
@@ -41,4 +44,26 @@ export async function sendConfirmationRequest(ctx: AppContext, subscriber: Subsc
     ctx.log.warn({ subscriberId: subscriber.id, failure: mailFailure(err) }, 'confirmation mail not sent');
     return false;
   }
+}
+
+export type ConfirmOutcome = { outcome: 'missing' | 'unknown' } | { outcome: 'confirmed'; subscriber: SubscriberRow; lists: SubscriberList[] };
+
+/**
+ * The double opt-in link (public/confirm.routes.ts). Known ids are confirmed (again, harmlessly); only a real change
+ * is recorded. Answers the lists the subscriber is on, for the page.
+ */
+export async function confirmByLink(ctx: AppContext, uniqueId: string | undefined, origin: HistoryOrigin): Promise<ConfirmOutcome> {
+  if (!uniqueId) return { outcome: 'missing' };
+  // No stored id is that long or holds NUL (which PostgreSQL would refuse to compare): the page's own 404.
+  if (uniqueId.length > 64 || uniqueId.includes('\0')) return { outcome: 'unknown' };
+  const row = await findSubscriberByUniqueId(ctx.db, uniqueId);
+  if (!row) return { outcome: 'unknown' };
+  if (!row.confirmed) {
+    await ctx.db.transaction(async (tx) => {
+      await updateSubscriber(tx, row.id, { confirmed: true });
+      await history.insertHistory(tx, row.id, origin, 'Subscription confirmed', 'confirmed = true *changed* from false');
+    });
+  }
+  const lists = (await listsOfSubscribers(ctx.db, [row.id])).get(row.id) ?? [];
+  return { outcome: 'confirmed', subscriber: { ...row, confirmed: true }, lists };
 }

@@ -205,21 +205,3 @@ export async function listHistory(ctx: AppContext, id: number, query: HistoryQue
   );
   return toPage(rows.map(history.toHistory), total, limit, (h) => h.id);
 }
-
-export type ConfirmOutcome = { outcome: 'missing' | 'unknown' } | { outcome: 'confirmed'; subscriber: repo.SubscriberRow };
-
-/** The double opt-in link. Known ids are confirmed (again, harmlessly); only a real change is recorded. */
-export async function confirmSubscriber(ctx: AppContext, uniqueId: string | undefined, origin: HistoryOrigin): Promise<ConfirmOutcome> {
-  if (!uniqueId) return { outcome: 'missing' };
-  // No stored id is that long or holds NUL (which PostgreSQL would refuse to compare): the page's own 404.
-  if (uniqueId.length > 64 || uniqueId.includes('\0')) return { outcome: 'unknown' };
-  const row = await repo.findSubscriberByUniqueId(ctx.db, uniqueId);
-  if (!row) return { outcome: 'unknown' };
-  if (!row.confirmed) {
-    await ctx.db.transaction(async (tx) => {
-      await repo.updateSubscriber(tx, row.id, { confirmed: true });
-      await history.insertHistory(tx, row.id, origin, 'Subscription confirmed', 'confirmed = true *changed* from false');
-    });
-  }
-  return { outcome: 'confirmed', subscriber: { ...row, confirmed: true } };
-}

@@ -4,6 +4,7 @@ import { eq, sql } from 'drizzle-orm';
 import {
   administrators,
   attributeDefinitions,
+  attributeOptions,
   blacklist,
   subscribePageData,
   subscribePages,
@@ -359,16 +360,23 @@ describe('POST /api/v2/public/subscribe-pages/{id}', () => {
     const history = await t.db.select().from(subscriberHistory).where(eq(subscriberHistory.subscriberId, created.id));
     assert.deepEqual(
       history.map((h) => [h.summary, h.detail, h.systemInfo]),
-      [['Subscriber created', `Created on subscribe page "Join us" (#${page.id})`, 'User-Agent: form/1.0']],
+      [
+        ['Subscriber created', `Created on subscribe page "Join us" (#${page.id})`, 'User-Agent: form/1.0'],
+        ['Subscribed', `Subscribed to "News" on subscribe page "Join us" (#${page.id})`, 'User-Agent: form/1.0'],
+      ],
     );
     const [mail] = (await t.smtp.waitFor(before + 1)).slice(before);
     // The mailer writes the domain part in lower case.
     assert.deepEqual(mail!.envelope.to, ['Visitor@example.com']);
     assert.equal(mail!.parsed.subject, 'Please confirm your subscription');
-    assert.ok(mail!.parsed.text?.includes(`${t.config.publicUrl}/api/v2/subscribers/confirm?uniqueId=${created.uniqueId}`), mail!.parsed.text);
+    assert.ok(
+      mail!.parsed.text?.includes(`${t.config.publicUrl}/api/v2/subscribers/confirm?uniqueId=${created.uniqueId}&page=${page.id}`),
+      mail!.parsed.text,
+    );
     assert.ok(mail!.parsed.text?.includes('"News"'));
 
-    // The same again (from another client, after the 10 minutes of the address limit): nothing new, no second mail.
+    // The same again (from another client, after the 10 minutes of the address limit): the data stays, and the
+    // confirmation is sent again (the one sign-up of issue 22: the form has always done so, the first mail may be lost).
     await t.db.execute(sql`delete from send_rate_windows where key like 'page-address:%'`);
     const again = await t.inject({
       method: 'POST',
@@ -377,8 +385,9 @@ describe('POST /api/v2/public/subscribe-pages/{id}', () => {
       payload: { email: 'visitor@example.com', list_id: news.id, attributes: { [firstName.name]: 'Eve' } },
     });
     assert.equal(again.statusCode, 204);
+    await t.smtp.waitFor(before + 2);
     await new Promise((r) => setTimeout(r, 100));
-    assert.equal(t.smtp.messages.length, before + 1);
+    assert.equal(t.smtp.messages.length, before + 2);
     const [kept] = await t.db.select().from(subscriberAttributeValues).where(eq(subscriberAttributeValues.definitionId, firstName.id));
     assert.equal(kept!.value, 'Ada', "a public form never changes a known subscriber's data");
   });
@@ -396,14 +405,23 @@ describe('POST /api/v2/public/subscribe-pages/{id}', () => {
     assert.deepEqual(await listIdsOf(known.id), [], 'no list without consent');
     const [mail] = (await t.smtp.waitFor(before + 1)).slice(before);
     assert.equal(mail!.parsed.subject, 'Please confirm your subscription');
-    assert.ok(mail!.parsed.text?.includes('"Tech"'), mail!.parsed.text);
+    assert.ok(mail!.parsed.text?.includes('- Tech:'), mail!.parsed.text);
     const link = /(https?:\/\/\S+\/api\/v2\/public\/list-subscriptions\/confirm\?token=[A-Za-z0-9_-]+)/.exec(mail!.parsed.text ?? '')?.[1];
     assert.ok(link, mail!.parsed.text);
     const url = link.slice(t.config.publicUrl.length);
+    // Opening the link (as a mail scanner does) shows a button and changes nothing (issue 22).
     for (let i = 0; i < 2; i++) {
-      const joined = await t.inject({ method: 'GET', url });
+      const shown = await t.inject({ method: 'GET', url });
+      assert.equal(shown.statusCode, 200);
+      assert.match(shown.body, /<h1>Join this list\?<\/h1>/);
+      assert.match(shown.body, /<form method="post" action="\?token=[A-Za-z0-9_-]+">/);
+      assert.ok(shown.body.includes('&quot;Tech&quot;') || shown.body.includes('"Tech"'), shown.body);
+    }
+    assert.deepEqual(await listIdsOf(known.id), [], 'a GET joins nothing');
+    for (let i = 0; i < 2; i++) {
+      const joined = await t.inject({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'join=yes' });
       assert.equal(joined.statusCode, 200);
-      assert.equal(joined.body, '<h1>Thank you, your subscription is confirmed!</h1>');
+      assert.match(joined.body, /<h1>Thank you, your subscription is confirmed!<\/h1>/);
     }
     assert.deepEqual(await listIdsOf(known.id), [tech.id]);
     const history = await t.db.select().from(subscriberHistory).where(eq(subscriberHistory.subscriberId, known.id));
@@ -412,14 +430,17 @@ describe('POST /api/v2/public/subscribe-pages/{id}', () => {
       [['Subscribed', 'Joined list "Tech" by the link of the confirmation mail']],
     );
     assert.deepEqual(await t.db.select().from(subscriberAttributeValues).where(eq(subscriberAttributeValues.subscriberId, known.id)), []);
-    const forged = await t.inject({ method: 'GET', url: `${url.slice(0, -2)}${url.endsWith('AA') ? 'BB' : 'AA'}` });
-    assert.equal(forged.statusCode, 404);
-    assert.equal(forged.body, '<h1>This link is not valid or has expired.</h1>');
-    const missing = await t.inject({ method: 'GET', url: '/api/v2/public/list-subscriptions/confirm' });
-    assert.equal(missing.statusCode, 400);
+    for (const method of ['GET', 'POST'] as const) {
+      const forged = await t.inject({ method, url: `${url.slice(0, -2)}${url.endsWith('AA') ? 'BB' : 'AA'}` });
+      assert.equal(forged.statusCode, 404);
+      assert.match(forged.body, /<h1>This link is not valid or has expired.<\/h1>/);
+      const missing = await t.inject({ method, url: '/api/v2/public/list-subscriptions/confirm' });
+      assert.equal(missing.statusCode, 400);
+    }
     // A blacklisted address's link no longer works.
     await t.db.insert(blacklist).values({ email: known.email, reason: 'asked' });
     assert.equal((await t.inject({ method: 'GET', url })).statusCode, 404);
+    assert.equal((await t.inject({ method: 'POST', url })).statusCode, 404);
   });
 
   test('a blacklisted address (entry or flag) is never subscribed nor created, and the answer does not tell', async () => {
@@ -468,6 +489,66 @@ describe('POST /api/v2/public/subscribe-pages/{id}', () => {
       assert.deepEqual(res.json(), { message: 'Validation failed', errors }, JSON.stringify(payload));
     }
     assert.equal(await subscriberNamed('bad-input@example.com'), undefined);
+  });
+
+  test('the values the form refuses are refused here too (one sign-up, issue 22): 422 per attribute, nothing stored', async () => {
+    const { page, news, firstName, city } = await livePage();
+    const [colour] = await t.db
+      .insert(attributeDefinitions)
+      .values({ name: `Colour ${page.id}`, type: 'select' })
+      .returning();
+    await t.db.insert(attributeOptions).values([
+      { definitionId: colour!.id, name: 'Red', listOrder: 1 },
+      { definitionId: colour!.id, name: 'Blue', listOrder: 2 },
+    ]);
+    const [born] = await t.db
+      .insert(attributeDefinitions)
+      .values({ name: `Born ${page.id}`, type: 'date' })
+      .returning();
+    await setData(page.id, { attributes: `${firstName.id},${city.id},${colour!.id},${born!.id}` });
+    const cases: [Record<string, string>, Record<string, string[]>][] = [
+      [{ [city.name]: `${'x'.repeat(30_000)}\r\n${'y'.repeat(29_998)}` }, { [`attributes.${city.name}`]: ['This value must be a single line.'] }],
+      [{ [colour!.name]: '999,<b>x</b>' }, { [`attributes.${colour!.name}`]: ['This value is not one of the options.'] }],
+      [{ [born!.name]: '2026-02-30' }, { [`attributes.${born!.name}`]: ['This value is not a date (expected YYYY-MM-DD).'] }],
+    ];
+    for (const [attributes, errors] of cases) {
+      const res = await t.inject({
+        method: 'POST',
+        url: `/api/v2/public/subscribe-pages/${page.id}`,
+        payload: { email: 'checked@example.com', list_id: news.id, attributes: { [firstName.name]: 'A', ...attributes } },
+      });
+      assert.equal(res.statusCode, 422, res.body.slice(0, 200));
+      assert.deepEqual(res.json(), { message: 'Validation failed', errors });
+    }
+    assert.equal(await subscriberNamed('checked@example.com'), undefined);
+    // An option by name is stored as its id, as the form and the admin API store it.
+    const ok = await t.inject({
+      method: 'POST',
+      url: `/api/v2/public/subscribe-pages/${page.id}`,
+      payload: {
+        email: 'checked@example.com',
+        list_id: news.id,
+        attributes: { [firstName.name]: 'A', [colour!.name]: 'blue', [born!.name]: '1990-05-01' },
+      },
+    });
+    assert.equal(ok.statusCode, 204, ok.body);
+    const created = (await subscriberNamed('checked@example.com'))!;
+    const values = await t.db
+      .select({ definitionId: subscriberAttributeValues.definitionId, value: subscriberAttributeValues.value })
+      .from(subscriberAttributeValues)
+      .where(eq(subscriberAttributeValues.subscriberId, created.id))
+      .orderBy(subscriberAttributeValues.definitionId);
+    const [blue] = await t.db
+      .select()
+      .from(attributeOptions)
+      .where(eq(attributeOptions.name, 'Blue'))
+      .orderBy(sql`id desc`)
+      .limit(1);
+    assert.deepEqual(values, [
+      { definitionId: firstName.id, value: 'A' },
+      { definitionId: colour!.id, value: String(blue!.id) },
+      { definitionId: born!.id, value: '1990-05-01' },
+    ]);
   });
 
   test('inactive or unknown page → 404, before the body is validated', async () => {

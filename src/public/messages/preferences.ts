@@ -44,6 +44,15 @@ export const preferences = catalogue({
     confirmChangeButton: 'Yes, use this address',
     changedTitle: 'Your address is changed',
     changedText: 'From now on we send our mail to {email}.',
+    undoMailSubject: 'Your e-mail address was changed',
+    undoMailBody:
+      'The address we send our mail to was changed from this one to another, in our preference centre.\n\n' +
+      'If that was you, there is nothing to do. If it was not, open this link (valid for {days} days) to change it back:\n{link}\n',
+    undoTitle: 'Change your address back?',
+    undoText: 'Receive our mail at {email} again, instead of the address it was changed to?',
+    undoButton: 'Yes, change it back',
+    undoneTitle: 'Your address is changed back',
+    undoneText: 'We send our mail to {email} again.',
     manageLink: 'Manage your subscription',
     forwardedTitle: 'This message was forwarded to you',
     forwardedText: 'Your address is not on our lists, so there are no preferences to change.',
@@ -90,6 +99,15 @@ export const preferences = catalogue({
     confirmChangeButton: 'Ja, diese Adresse verwenden',
     changedTitle: 'Ihre Adresse ist geändert',
     changedText: 'Ab jetzt senden wir unsere E-Mails an {email}.',
+    undoMailSubject: 'Ihre E-Mail-Adresse wurde geändert',
+    undoMailBody:
+      'Die Adresse, an die wir unsere E-Mails senden, wurde in unserer Einstellungsseite von dieser auf eine andere geändert.\n\n' +
+      'Wenn Sie das waren, ist nichts zu tun. Wenn nicht, öffnen Sie diesen Link (gültig für {days} Tage), um es rückgängig zu machen:\n{link}\n',
+    undoTitle: 'Adresse zurückändern?',
+    undoText: 'Unsere E-Mails wieder an {email} senden statt an die neue Adresse?',
+    undoButton: 'Ja, zurückändern',
+    undoneTitle: 'Ihre Adresse ist zurückgeändert',
+    undoneText: 'Wir senden unsere E-Mails wieder an {email}.',
     manageLink: 'Abonnement verwalten',
     forwardedTitle: 'Diese Nachricht wurde an Sie weitergeleitet',
     forwardedText: 'Ihre Adresse steht nicht auf unseren Listen, daher gibt es keine Einstellungen zu ändern.',

@@ -1,6 +1,6 @@
 import { catalogue } from '../../shared/i18n.js';
 
-/** The sign-up form, its thank-you page and its confirmation mail. */
+/** The sign-up form and its thank-you page (its mails: subscription/signup.messages.ts). */
 export const signup = catalogue({
   en: {
     emailLabel: 'E-mail address',
@@ -22,13 +22,6 @@ export const signup = catalogue({
     thanksDoubleOptIn:
       'Please check your inbox: if this address can be signed up, we have sent a message with a link to confirm. The link is valid until you use it.',
     thanksSingleOptIn: 'Your sign-up has been received.',
-    mailSubject: 'Please confirm your subscription',
-    mailGreeting: 'Hello,',
-    mailBody: 'Someone, hopefully you, asked to subscribe this address to: {lists}.',
-    mailAction: 'To confirm, please open this link:',
-    mailIgnore: 'If you did not ask for this, ignore this message: nothing more will be sent.',
-    joinSubject: 'Please confirm your subscription',
-    joinBody: 'Someone, hopefully you, asked to add this address to more of our lists. To join a list, open its link (valid for {days} days):',
   },
   de: {
     emailLabel: 'E-Mail-Adresse',
@@ -50,13 +43,5 @@ export const signup = catalogue({
     thanksDoubleOptIn:
       'Bitte sehen Sie in Ihrem Posteingang nach: Wenn diese Adresse angemeldet werden kann, haben wir eine Nachricht mit einem Bestätigungslink geschickt. Der Link gilt, bis Sie ihn verwenden.',
     thanksSingleOptIn: 'Ihre Anmeldung ist eingegangen.',
-    mailSubject: 'Bitte bestätigen Sie Ihr Abonnement',
-    mailGreeting: 'Hallo,',
-    mailBody: 'Jemand, hoffentlich Sie, möchte diese Adresse anmelden für: {lists}.',
-    mailAction: 'Zur Bestätigung öffnen Sie bitte diesen Link:',
-    mailIgnore: 'Wenn Sie das nicht waren, ignorieren Sie diese Nachricht einfach: Wir schicken nichts weiter.',
-    joinSubject: 'Bitte bestätigen Sie Ihr Abonnement',
-    joinBody:
-      'Jemand, hoffentlich Sie, möchte diese Adresse für weitere unserer Listen anmelden. Um einer Liste beizutreten, öffnen Sie ihren Link (gültig für {days} Tage):',
   },
 });

@@ -1,0 +1,90 @@
+import { sql } from 'drizzle-orm';
+import { queryRows, type Executor } from '../db/client.js';
+import { int, text, timestamp, type Row } from '../db/row.js';
+import { mailQueue } from '../db/schema/index.js';
+
+/*
+ * The SQL of the system-mail queue (schema/mail.ts): one insert per mail, a claim under a lease, and one statement
+ * per outcome.
+ */
+
+/** What a queued mail holds: nodemailer's fields, From left to the mailer (MAIL_FROM). */
+export interface QueuedMessage {
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+  readonly html?: string;
+  /** Kept across attempts, so that a receiver can merge the copies a lost reply makes us send twice. */
+  readonly messageId: string;
+}
+
+export interface ClaimedMail {
+  readonly id: number;
+  readonly kind: string;
+  readonly message: QueuedMessage;
+  /** This attempt's number (1 for the first). */
+  readonly attempts: number;
+  readonly giveUpAt: Date;
+}
+
+export async function insertMail(db: Executor, kind: string, message: QueuedMessage, giveUpSeconds: number): Promise<void> {
+  await db.insert(mailQueue).values({ kind, message, giveUpAt: sql`now() + make_interval(secs => ${giveUpSeconds})` });
+}
+
+function messageOf(row: Row): QueuedMessage {
+  const raw: unknown = typeof row['message'] === 'string' ? JSON.parse(row['message']) : row['message'];
+  const m = (raw ?? {}) as Record<string, unknown>;
+  const field = (name: string) => (typeof m[name] === 'string' ? m[name] : '');
+  return {
+    to: field('to'),
+    subject: field('subject'),
+    text: field('text'),
+    ...(typeof m.html === 'string' ? { html: m.html } : {}),
+    messageId: field('messageId'),
+  };
+}
+
+/**
+ * Takes up to `limit` due mails for this drainer, oldest first. SKIP LOCKED lets drainers of several processes claim
+ * at once without waiting for each other; the lease is `next_attempt_at` moved to its end, so a row whose drainer
+ * died is due again then, with no sweeper.
+ */
+export async function claimMail(db: Executor, workerId: string, limit: number, leaseSeconds: number): Promise<ClaimedMail[]> {
+  return queryRows(
+    db,
+    sql`update ${mailQueue} q
+        set worker_id = ${workerId}, attempts = q.attempts + 1,
+            next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
+        where q.id in (
+          select id from ${mailQueue} where next_attempt_at <= now() order by next_attempt_at
+          limit ${limit} for update skip locked)
+        returning q.id, q.kind, q.message, q.attempts, q.give_up_at`,
+    (row): ClaimedMail => ({
+      id: int(row, 'id'),
+      kind: text(row, 'kind'),
+      message: messageOf(row),
+      attempts: int(row, 'attempts'),
+      giveUpAt: timestamp(row, 'give_up_at'),
+    }),
+  );
+}
+
+/** A sent (or given-up) mail leaves the queue: only while this drainer still holds it. */
+export async function deleteMail(db: Executor, id: number, workerId: string): Promise<void> {
+  await db.execute(sql`delete from ${mailQueue} where id = ${id} and worker_id = ${workerId}`);
+}
+
+/** A failed attempt: the row waits `delaySeconds`, unheld, with the failure (addresses masked) kept. */
+export async function retryMail(db: Executor, id: number, workerId: string, delaySeconds: number, error: string): Promise<void> {
+  await db.execute(
+    sql`update ${mailQueue} set worker_id = null, last_error = ${error},
+          next_attempt_at = now() + make_interval(secs => ${delaySeconds})
+        where id = ${id} and worker_id = ${workerId}`,
+  );
+}
+
+/** How many mails wait (tests and the operator's view). */
+export async function countQueued(db: Executor): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(mailQueue);
+  return row?.n ?? 0;
+}
