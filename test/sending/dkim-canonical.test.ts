@@ -93,6 +93,11 @@ describe('relaxed canonicalisation across buffers', () => {
     await sendAndVerify(cut(`${HEAD}text  \r\n\r\n \r\n`, HEAD.length + 5, HEAD.length + 7));
   });
 
+  test('many blank lines over many small buffers, held back, then text in a small one', async () => {
+    const blank = Array.from({ length: 5000 }, () => Buffer.from('\r\n'.repeat(40), 'latin1'));
+    await sendAndVerify([Buffer.from(`${HEAD}first\r\n`, 'latin1'), ...blank, Buffer.from('x\r\n', 'latin1')]);
+  });
+
   test('UTF-8 whose bytes include 0xA0 (no-break space in latin1) beside white space in the body; UTF-8 in a header', async () => {
     // "à" is C3 A0 in UTF-8: a canonicaliser that took 0xA0 for white space would change the text it hashes. (Only
     // in the body: mailauth's header canonicalisation does take 0xA0 for white space, /\s/ over a binary string,

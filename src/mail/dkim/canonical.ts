@@ -108,8 +108,8 @@ let scratch = Buffer.allocUnsafe(64 * 1024);
 
 /**
  * Canonicalises `chunk` from the state `p` (updated in place) into `out` from `at`; answers where the output ends.
- * `out` must hold chunk.length * 2 + 2 more bytes (every bare line end can grow to two bytes, plus held-back ones
- * are written only where they are reached, bounded by the line ends read).
+ * `out` must hold p.crlfs * 2 + chunk.length * 2 + 1 more bytes: the line ends held back from before, then at most
+ * two bytes a byte read (a bare CR or LF becomes CRLF), and a held-back space.
  */
 function scan(chunk: Buffer, p: Pending, out: Buffer, at: number): number {
   // Locals rather than p's fields in the loop: V8 keeps them in registers.
@@ -207,7 +207,8 @@ export class RelaxedBody {
       }
       seenOnce.add(chunk);
     }
-    const out = ensureScratch(chunk.length * 2 + 2);
+    // At most: the line ends held back, then every byte doubled (a bare CR or LF), and a held-back space.
+    const out = ensureScratch(p.crlfs * 2 + chunk.length * 2 + 1);
     const end = scan(chunk, p, out, 0);
     if (end > 0) {
       this.hash.update(out.subarray(0, end));
