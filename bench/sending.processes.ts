@@ -28,10 +28,16 @@ export interface WorkerProcess {
 /** Node options for the workers only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (space-separated). */
 const workerNodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 
+/**
+ * Where the workers' `dist/worker.js` is: this checkout, or another one built beside it (`BENCH_WORKER_DIR`), so that
+ * an A/B against an earlier commit runs its worker under the same driver, sink and database in the same session.
+ */
+const workerDir = process.env.BENCH_WORKER_DIR || root;
+
 /** `node dist/worker.js` as `npm run worker` runs it, with this environment; its output goes to stderr. */
 export function startWorkerProcess(env: NodeJS.ProcessEnv): WorkerProcess {
   const args = ['--enable-source-maps', ...workerNodeArgs, 'dist/worker.js'];
-  const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['ignore', 2, 2] });
+  const child = spawn(process.execPath, args, { cwd: workerDir, env, stdio: ['ignore', 2, 2] });
   if (child.pid === undefined) throw new Error('the worker process did not start');
   live.add(child);
   const exited = new Promise<number | null>((resolve) =>
