@@ -33,7 +33,7 @@ $$;
 -- is deleted, so its row does not linger at the end of the top index (a second statement: a row updated by a
 -- statement cannot be deleted by the same one).
 CREATE OR REPLACE FUNCTION subscriber_rollups_apply(emails text[], confirmeds boolean[], blacklisteds boolean[], signs int[])
-RETURNS void LANGUAGE plpgsql AS $$
+RETURNS void LANGUAGE plpgsql SET enable_seqscan = off AS $$
 DECLARE
   emptied text[];
 BEGIN

@@ -50,7 +50,7 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION deliveries_recount_engagement() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION deliveries_recount_engagement() RETURNS trigger LANGUAGE plpgsql SET enable_seqscan = off AS $$
 BEGIN
   DELETE FROM subscriber_engagement WHERE subscriber_id IN (SELECT subscriber_id FROM old_rows);
   INSERT INTO subscriber_engagement (subscriber_id, last_sent_at, last_opened_at, last_clicked_at)
