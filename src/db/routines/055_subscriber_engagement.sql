@@ -14,7 +14,8 @@
 --   deadlock between a flush and a sender batch that reach two shared subscribers in opposite orders is retried by
 --   both (the event buffer keeps its events and retries; recordOutcomes runs withOneRetry).
 -- * A removed record (its campaign or subscriber deleted) recomputes its subscribers' rows from what remains, once
---   per statement; a subscriber with nothing left loses the row.
+--   per statement; a subscriber with nothing left loses the row. Without sequential scans: the plan is kept for
+--   the session, and would be made while the tables are small (see README).
 
 CREATE OR REPLACE FUNCTION deliveries_note_engagement() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
