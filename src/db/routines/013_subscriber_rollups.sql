@@ -31,9 +31,9 @@ $$;
 -- Rows that go or change, as parallel arrays (a trigger's transition tables are not visible to the functions it
 -- calls): each row's email and state with +1 or -1, applied to both rollups. A local part left with no subscriber
 -- is deleted, so its row does not linger at the end of the top index (a second statement: a row updated by a
--- statement cannot be deleted by the same one).
+-- statement cannot be deleted by the same one). Without sequential scans: its plan is kept for the session (README).
 CREATE OR REPLACE FUNCTION subscriber_rollups_apply(emails text[], confirmeds boolean[], blacklisteds boolean[], signs int[])
-RETURNS void LANGUAGE plpgsql AS $$
+RETURNS void LANGUAGE plpgsql SET enable_seqscan = off AS $$
 DECLARE
   emptied text[];
 BEGIN

@@ -25,28 +25,38 @@ $$;
 
 -- Subscriptions: the rows whose subscriber is sendable now, per list that still exists. A subscriber deleted by this
 -- statement's parent is no longer visible here; the subscribers' delete trigger has taken it off already.
-CREATE OR REPLACE FUNCTION list_sendable_counts_add() RETURNS trigger LANGUAGE plpgsql AS $$
+--
+-- Plans: PL/pgSQL plans each statement once per session and keeps the plan. A session's first import finds the
+-- tables nearly empty, so the kept plan read subscribers by sequential scan (or hashed every sendable one) — and went
+-- on doing so while the import grew the table by a million rows in its own transaction: each batch read everything
+-- written before it, and the import's cost grew with the square of its size (issue 24). So every function below that
+-- reads subscribers, subscriptions or the blacklist runs with `enable_seqscan = off`, and reaches each subscriber
+-- through an index: the lock by `id = ANY (…)`, the test by a correlated subquery per transition row, which the
+-- planner cannot turn into a join over the whole table.
+CREATE OR REPLACE FUNCTION list_sendable_counts_add() RETURNS trigger LANGUAGE plpgsql SET enable_seqscan = off AS $$
 BEGIN
-  PERFORM 1 FROM subscribers WHERE id IN (SELECT subscriber_id FROM new_members) FOR SHARE;
+  PERFORM 1 FROM subscribers WHERE id = ANY (ARRAY(SELECT subscriber_id FROM new_members)) FOR SHARE;
   INSERT INTO list_sendable_counts AS c (list_id, shard, members)
   SELECT m.list_id, pg_backend_pid() % 16, count(*)
-  FROM new_members m JOIN subscribers s ON s.id = m.subscriber_id
-  WHERE s.confirmed AND NOT s.blacklisted AND NOT s.disabled
-    AND NOT EXISTS (SELECT 1 FROM blacklist b WHERE lower(b.email) = lower(s.email))
+  FROM new_members m
+  WHERE (SELECT s.confirmed AND NOT s.blacklisted AND NOT s.disabled
+               AND NOT EXISTS (SELECT 1 FROM blacklist b WHERE lower(b.email) = lower(s.email))
+         FROM subscribers s WHERE s.id = m.subscriber_id)
   GROUP BY m.list_id
   ON CONFLICT (list_id, shard) DO UPDATE SET members = c.members + excluded.members;
   RETURN NULL;
 END
 $$;
 
-CREATE OR REPLACE FUNCTION list_sendable_counts_remove() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION list_sendable_counts_remove() RETURNS trigger LANGUAGE plpgsql SET enable_seqscan = off AS $$
 BEGIN
-  PERFORM 1 FROM subscribers WHERE id IN (SELECT subscriber_id FROM old_members) FOR SHARE;
+  PERFORM 1 FROM subscribers WHERE id = ANY (ARRAY(SELECT subscriber_id FROM old_members)) FOR SHARE;
   INSERT INTO list_sendable_counts AS c (list_id, shard, members)
   SELECT m.list_id, pg_backend_pid() % 16, -count(*)
-  FROM old_members m JOIN subscribers s ON s.id = m.subscriber_id
-  WHERE s.confirmed AND NOT s.blacklisted AND NOT s.disabled
-    AND NOT EXISTS (SELECT 1 FROM blacklist b WHERE lower(b.email) = lower(s.email))
+  FROM old_members m
+  WHERE (SELECT s.confirmed AND NOT s.blacklisted AND NOT s.disabled
+               AND NOT EXISTS (SELECT 1 FROM blacklist b WHERE lower(b.email) = lower(s.email))
+         FROM subscribers s WHERE s.id = m.subscriber_id)
     AND EXISTS (SELECT 1 FROM lists l WHERE l.id = m.list_id)
   GROUP BY m.list_id
   ON CONFLICT (list_id, shard) DO UPDATE SET members = c.members + excluded.members;
@@ -54,19 +64,20 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION list_sendable_counts_move() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION list_sendable_counts_move() RETURNS trigger LANGUAGE plpgsql SET enable_seqscan = off AS $$
 BEGIN
   PERFORM 1 FROM subscribers
-  WHERE id IN (SELECT subscriber_id FROM new_members UNION SELECT subscriber_id FROM old_members) FOR SHARE;
+  WHERE id = ANY (ARRAY(SELECT subscriber_id FROM new_members UNION SELECT subscriber_id FROM old_members)) FOR SHARE;
   INSERT INTO list_sendable_counts AS c (list_id, shard, members)
   SELECT d.list_id, pg_backend_pid() % 16, sum(d.delta)
   FROM (
     SELECT list_id, subscriber_id, 1 AS delta FROM new_members
     UNION ALL
     SELECT list_id, subscriber_id, -1 AS delta FROM old_members
-  ) d JOIN subscribers s ON s.id = d.subscriber_id
-  WHERE s.confirmed AND NOT s.blacklisted AND NOT s.disabled
-    AND NOT EXISTS (SELECT 1 FROM blacklist b WHERE lower(b.email) = lower(s.email))
+  ) d
+  WHERE (SELECT s.confirmed AND NOT s.blacklisted AND NOT s.disabled
+               AND NOT EXISTS (SELECT 1 FROM blacklist b WHERE lower(b.email) = lower(s.email))
+         FROM subscribers s WHERE s.id = d.subscriber_id)
     AND EXISTS (SELECT 1 FROM lists l WHERE l.id = d.list_id)
   GROUP BY d.list_id
   HAVING sum(d.delta) <> 0
@@ -77,7 +88,7 @@ $$;
 
 -- Subscribers whose flags or lower-cased address changed: +1 per list for those who became sendable, -1 for those
 -- who stopped being. An update that touches neither (bounce counts, timestamps) joins and writes nothing.
-CREATE OR REPLACE FUNCTION list_sendable_counts_subscriber_update() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION list_sendable_counts_subscriber_update() RETURNS trigger LANGUAGE plpgsql SET enable_seqscan = off AS $$
 BEGIN
   INSERT INTO list_sendable_counts AS c (list_id, shard, members)
   SELECT m.list_id, pg_backend_pid() % 16, sum(d.delta)
@@ -98,7 +109,7 @@ END
 $$;
 
 -- Deleted subscribers who were sendable, while their subscriptions are still there (before 012's cascade).
-CREATE OR REPLACE FUNCTION list_sendable_counts_subscriber_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION list_sendable_counts_subscriber_delete() RETURNS trigger LANGUAGE plpgsql SET enable_seqscan = off AS $$
 BEGIN
   INSERT INTO list_sendable_counts AS c (list_id, shard, members)
   SELECT m.list_id, pg_backend_pid() % 16, -count(*)
@@ -114,7 +125,7 @@ $$;
 -- Addresses added to (sign -1) or removed from (sign +1) the blacklist table: the subscribers with such an address
 -- whose flags make them sendable, per list. The blacklist holds an address once (unique on lower(email)), so an
 -- added address was not listed before and a removed one is not listed any more.
-CREATE OR REPLACE FUNCTION list_sendable_counts_blacklist_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION list_sendable_counts_blacklist_insert() RETURNS trigger LANGUAGE plpgsql SET enable_seqscan = off AS $$
 BEGIN
   PERFORM 1 FROM subscribers s WHERE lower(s.email) IN (SELECT lower(email) FROM new_entries) FOR NO KEY UPDATE;
   INSERT INTO list_sendable_counts AS c (list_id, shard, members)
@@ -129,7 +140,7 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION list_sendable_counts_blacklist_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION list_sendable_counts_blacklist_delete() RETURNS trigger LANGUAGE plpgsql SET enable_seqscan = off AS $$
 BEGIN
   PERFORM 1 FROM subscribers s WHERE lower(s.email) IN (SELECT lower(email) FROM old_entries) FOR NO KEY UPDATE;
   INSERT INTO list_sendable_counts AS c (list_id, shard, members)
@@ -146,7 +157,7 @@ END
 $$;
 
 -- An entry whose address changes: the old address counts back in, the new one out.
-CREATE OR REPLACE FUNCTION list_sendable_counts_blacklist_update() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION list_sendable_counts_blacklist_update() RETURNS trigger LANGUAGE plpgsql SET enable_seqscan = off AS $$
 BEGIN
   PERFORM 1 FROM subscribers s
   WHERE lower(s.email) IN (SELECT lower(email) FROM old_entries UNION SELECT lower(email) FROM new_entries) FOR NO KEY UPDATE;

@@ -14,7 +14,8 @@
 --   deadlock between a flush and a sender batch that reach two shared subscribers in opposite orders is retried by
 --   both (the event buffer keeps its events and retries; recordOutcomes runs withOneRetry).
 -- * A removed record (its campaign or subscriber deleted) recomputes its subscribers' rows from what remains, once
---   per statement; a subscriber with nothing left loses the row.
+--   per statement; a subscriber with nothing left loses the row. Without sequential scans: the plan is kept for
+--   the session, and would be made while the tables are small (see README).
 
 CREATE OR REPLACE FUNCTION deliveries_note_engagement() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -50,7 +51,7 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION deliveries_recount_engagement() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION deliveries_recount_engagement() RETURNS trigger LANGUAGE plpgsql SET enable_seqscan = off AS $$
 BEGIN
   DELETE FROM subscriber_engagement WHERE subscriber_id IN (SELECT subscriber_id FROM old_rows);
   INSERT INTO subscriber_engagement (subscriber_id, last_sent_at, last_opened_at, last_clicked_at)
