@@ -235,7 +235,9 @@ export class SmtpConnection {
     plain.removeAllListeners('timeout');
     const { host, tls } = this.options;
     this.socket = await new Promise<TLSSocket>((resolve, reject) => {
-      const secured = connectTls({ socket: plain, servername: isIP(host) ? undefined : host, ...tls }, () => {
+      // The name the certificate must bear is the host SMTP_URL names: `host` is what node checks it against when
+      // there is no SNI name (an IP address may not be sent as one, RFC 6066 §3); without it node checks "localhost".
+      const secured = connectTls({ socket: plain, host, servername: isIP(host) ? undefined : host, ...tls }, () => {
         secured.off('error', onError);
         resolve(secured);
       });
