@@ -61,7 +61,7 @@ describe('sending a campaign', () => {
       assert.ok(row.sentAt);
       const mail = mailsOf(t.smtp, c.id).find((m) => m.parsed.headers.get('x-mailroom-delivery') === String(row.id));
       assert.ok(mail, `a mail for delivery ${row.id}`);
-      assert.match(row.messageId!, new RegExp(`^<c${c.id}\\.s${row.subscriberId}\\.[0-9a-f]{8}@`));
+      assert.match(row.messageId!, new RegExp(`^<c${c.id}\\.s${row.subscriberId}\\.[0-9a-f]{32}@`));
       assert.equal(mail.parsed.messageId, row.messageId);
     }
     const view = await campaignView(c.id);
