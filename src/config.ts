@@ -53,6 +53,8 @@ export const EnvSchema = Type.Object({
   SEND_DOMAIN_RATE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
   SEND_DOMAIN_WINDOW: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
   SEND_POLL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 500 }),
+  SEND_RELAY_RETRY_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 5000 }),
+  SEND_RELAY_RETRY_MAX_MS: Type.Integer({ minimum: 10, maximum: 86_400_000, default: 300_000 }),
   ATTACHMENT_MAX_SIZE: Type.Integer({ minimum: 1, default: 26_214_400 }),
   ATTACHMENT_STORE: Type.Union([Type.Literal(''), Type.Literal('database'), Type.Literal('disk')], { default: '' }),
   IMAGE_CHECK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 }),
@@ -262,6 +264,10 @@ export interface SendingConfig {
   readonly domainWindowSeconds: number;
   /** How often an idle worker looks for due work. */
   readonly pollMs: number;
+  /** First wait before trying a relay that could not be used again, in ms; doubles with each try (relay-state.ts). */
+  readonly relayRetryMs: number;
+  /** The longest wait between tries of such a relay, in ms. */
+  readonly relayRetryMaxMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -368,6 +374,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       domainRate: converted.SEND_DOMAIN_RATE,
       domainWindowSeconds: converted.SEND_DOMAIN_WINDOW,
       pollMs: converted.SEND_POLL_MS,
+      relayRetryMs: converted.SEND_RELAY_RETRY_MS,
+      relayRetryMaxMs: Math.max(converted.SEND_RELAY_RETRY_MS, converted.SEND_RELAY_RETRY_MAX_MS),
     }),
     attachmentMaxSize: converted.ATTACHMENT_MAX_SIZE,
     attachmentStore: converted.ATTACHMENT_STORE || (converted.DATABASE_URL ? 'database' : 'disk'),

@@ -49,6 +49,8 @@ describe('loadConfig', () => {
         domainRate: 0,
         domainWindowSeconds: 60,
         pollMs: 500,
+        relayRetryMs: 5000,
+        relayRetryMaxMs: 300_000,
       },
       attachmentMaxSize: 26_214_400,
       attachmentStore: 'disk',

@@ -9,8 +9,9 @@ import type { BounceKind } from './dsn.js';
  *
  * Certainty (issue 14): a bounce acts on a subscriber — blacklists, unconfirms, confirms, deletes — only when it is
  * certainly a bounce of mail Mailroom sent to that subscriber: matched by its VERP token, or by the headers of the
- * returned message or header part (delivery, campaign + subscriber, Message-ID). A bounce matched only by the failed address, or by header lines quoted in its text (anyone can write
- * them), is recorded and does nothing by itself; it counts (bounce count, campaign, the consecutive run a later
+ * returned message or header part carrying a proof that cannot be guessed (the subscriber's uid, the delivery's full
+ * Message-ID; issue 23: a delivery number alone is sequential). A bounce matched only by the failed address, by a
+ * delivery number alone, or by header lines quoted in its text (anyone can write them), is recorded and does nothing by itself; it counts (bounce count, campaign, the consecutive run a later
  * certain bounce looks at) only when it names a delivery that was really sent to the failed address.
  */
 
@@ -47,6 +48,11 @@ export interface MatchedSubscriber {
 /** What the bounce was matched to; the write locks the subscriber's row and checks it is still as read here. */
 export interface BounceMatch {
   readonly matchedBy: MatchedBy | null;
+  /**
+   * The match rests on something that cannot be guessed: a VERP token, the subscriber's 128-bit uid or the
+   * delivery's full Message-ID (not a sequential delivery or campaign number alone).
+   */
+  readonly proven: boolean;
   readonly deliveryId: number | null;
   readonly campaignId: number | null;
   readonly subscriber: MatchedSubscriber | null;
@@ -118,8 +124,9 @@ export function consecutiveWalk(facts: BounceFacts, thresholds: Thresholds): num
 export function isCertain(match: BounceMatch): boolean {
   if (match.subscriber === null || match.matchedBy === null) return false;
   if (match.matchedBy === 'verp') return true;
-  // The returned message's own headers: the failed address may differ (a subscriber's forwarding address).
-  return match.matchedBy !== 'recipient' && match.headersIn === 'part';
+  // The returned message's own headers: the failed address may differ (a subscriber's forwarding address). They
+  // must prove it (issue 23): anyone can write `X-Mailroom-Delivery: 2`.
+  return match.matchedBy !== 'recipient' && match.headersIn === 'part' && match.proven;
 }
 
 /** An uncertain bounce still counts when it names a delivery that was really sent to the failed address it names. */
@@ -176,7 +183,13 @@ export function decideBounce(bounceId: number, facts: BounceFacts, match: Bounce
     let blacklisted = sub.blacklisted;
     const unsure = certain
       ? ''
-      : `; matched only by ${match.matchedBy === 'recipient' ? 'the failed address' : 'headers quoted in its text'}, so nothing was done`;
+      : `; matched only by ${
+          match.matchedBy === 'recipient'
+            ? 'the failed address'
+            : match.headersIn === 'part'
+              ? 'a delivery number without the subscriber uid or Message-ID'
+              : 'headers quoted in its text'
+        }, so nothing was done`;
     history.push({
       summary: facts.kind === 'complaint' ? 'Complaint' : 'Bounce',
       detail: `${facts.description} (${campaign}, bounce ${bounceId})${unsure}`,

@@ -41,6 +41,7 @@ interface MatchRow {
   readonly deliveryId: number | null;
   readonly campaignId: number | null;
   readonly deliveryStatus: string | null;
+  readonly proven: boolean;
   readonly subscriber: MatchedSubscriber | null;
   readonly consecutive: number;
 }
@@ -55,6 +56,7 @@ const toMatchRow = (row: Row): MatchRow => {
     deliveryId: intOrNull(row, 'delivery_id'),
     campaignId: intOrNull(row, 'campaign_id'),
     deliveryStatus: textOrNull(row, 'delivery_status'),
+    proven: row['proven'] === true,
     // The subscriber's columns are those of an existing row (x joins subscribers): not null when its id is not.
     subscriber:
       row['subscriber_id'] === null
@@ -74,26 +76,27 @@ const toMatchRow = (row: Row): MatchRow => {
 /** $1 VERP delivery, $2 delivery header, $3 campaign header, $4 subscriber uid, $5 Message-ID, $6 failed address, $7 walk. */
 const MATCH_SQL = `
   with m as (
-    select 0 as p, 'verp' as by, d.id as delivery_id, d.campaign_id, d.subscriber_id, d.status
+    select 0 as p, 'verp' as by, d.id as delivery_id, d.campaign_id, d.subscriber_id, d.status, true as proven
     from deliveries d where d.id = $1::bigint
     union all
-    select 1, 'delivery', d.id, d.campaign_id, d.subscriber_id, d.status
+    select 1, 'delivery', d.id, d.campaign_id, d.subscriber_id, d.status,
+           $4::text is not null or coalesce(d.message_id = $5::text, false)
     from deliveries d join subscribers s on s.id = d.subscriber_id
     where d.id = $2::bigint
       and ($3::integer is null or d.campaign_id = $3::integer)
       and ($4::text is null or s.unique_id = $4::text)
     union all
-    select 2, 'campaign_subscriber', d.id, c.id, s.id, d.status
+    select 2, 'campaign_subscriber', d.id, c.id, s.id, d.status, true
     from subscribers s join campaigns c on c.id = $3::integer
     left join deliveries d on d.campaign_id = c.id and d.subscriber_id = s.id
     where s.unique_id = $4::text
     union all
-    (select 3, 'message_id', id, campaign_id, subscriber_id, status from deliveries where message_id = $5::text limit 1)
+    (select 3, 'message_id', id, campaign_id, subscriber_id, status, true from deliveries where message_id = $5::text limit 1)
     union all
-    select 4, 'recipient', null, null, id, null from subscribers where lower(email) = lower($6::text)
+    select 4, 'recipient', null, null, id, null, false from subscribers where lower(email) = lower($6::text)
     order by 1 limit 1
   ), x as (
-    select m.by, m.delivery_id, m.campaign_id, m.status as delivery_status, s.id as subscriber_id, s.email,
+    select m.by, m.delivery_id, m.campaign_id, m.status as delivery_status, m.proven, s.id as subscriber_id, s.email,
            s.confirmed, s.blacklisted, s.bounce_count,
            exists (select 1 from blacklist b where lower(b.email) = lower(s.email)) as listed
     from m join subscribers s on s.id = m.subscriber_id
@@ -170,7 +173,9 @@ export interface MatchedBounce {
  * Matches a bounce to what was sent, in order of certainty: the VERP token's delivery; the returned
  * X-Mailroom-Delivery, trusted only when the campaign and subscriber headers, if present, agree with it; campaign +
  * subscriber unique id (a test send has no delivery); the returned Message-ID equal to a delivery's; the failed
- * address equal to a subscriber's (campaign unknown). `walk` > 0: also counts the consecutive bounces over the
+ * address equal to a subscriber's (campaign unknown). `proven` (issue 23): the match carries something that cannot be
+ * guessed — the VERP token, the subscriber's 128-bit uid, or the delivery's full Message-ID; a delivery number is
+ * sequential, so X-Mailroom-Delivery alone (with at most the campaign's number) is not proven and never acts. `walk` > 0: also counts the consecutive bounces over the
  * subscriber's latest `walk` deliveries, newest first, while each has a bounce (hard, soft or unknown; several
  * bounces of one delivery count once; this one's delivery counts as bounced; deliveries not sent yet are skipped).
  *
@@ -191,6 +196,7 @@ export async function matchBounce(database: AppDb, e: BounceEvidence, walk: numb
     bounceId: r.bounceId,
     match: {
       matchedBy: r.matchedBy,
+      proven: r.proven,
       deliveryId: r.deliveryId,
       campaignId: r.campaignId,
       subscriber,

@@ -1,10 +1,10 @@
 import type { AppContext } from '../context.js';
 import type { Executor } from '../db/client.js';
-import { compileBounceRule, matchesBounceRule, type BounceRulePattern } from './bounce-rule.pattern.js';
+import { BounceRuleTimeoutError, compileBounceRule, matchesBounceRule, withinDeadline, type BounceRulePattern } from './bounce-rule.pattern.js';
 import { consecutiveWalk, decideBounce, type BounceAction, type BounceFacts, type BounceMatch, type MatchedBy } from './bounce-decision.js';
 import * as repo from './bounce-processing.repository.js';
 import { deliveryOfAddresses } from '../mail/index.js';
-import { readBounce, type BounceKind, type BounceReport } from './dsn.js';
+import { DEFAULT_READ_TIMEOUT_MS, readBounce, type BounceKind, type BounceReport } from './dsn.js';
 import { bouncesTotal } from '../shared/metrics.js';
 
 /*
@@ -103,11 +103,31 @@ export async function processBounce(
   const report = envelopeRecipient ? { ...read, addressedTo: [envelopeRecipient, ...read.addressedTo] } : read;
   const active = rules ?? (await loadActiveRules(ctx.db));
   // A "delivered" report is no failure: nothing to match rules against.
-  const rule = report.kind === null ? null : (active.find((r) => r.pattern && matchesBounceRule(r.pattern, report.text)) ?? null);
+  const rule = report.kind === null ? null : firstMatchingRule(ctx, active, report.text);
   const outcome = await record(ctx, report, rule, source);
   // By what it was (`bounced_list_message`, `complaint`, `unidentified` …), or `duplicate` when seen before.
   bouncesTotal.inc({ outcome: outcome.duplicate ? 'duplicate' : outcome.status.replaceAll(' ', '_') });
   return outcome;
+}
+
+/**
+ * The first active rule whose pattern matches, under the same deadline as reading (BOUNCE_READ_TIMEOUT_MS, issue
+ * 23): rules that take longer are cut off, the bounce is recorded as if no rule matched, and the log says so.
+ */
+function firstMatchingRule(ctx: AppContext, rules: readonly ActiveRule[], text: string): ActiveRule | null {
+  try {
+    return withinDeadline(
+      ctx.config.bounces.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
+      () => rules.find((r) => r.pattern && matchesBounceRule(r.pattern, text)) ?? null,
+    );
+  } catch (err) {
+    if (!(err instanceof BounceRuleTimeoutError)) throw err;
+    ctx.log.warn(
+      { timeoutMs: ctx.config.bounces.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS, rules: rules.length },
+      'bounce rules cut off by the deadline; recorded without a rule',
+    );
+    return null;
+  }
 }
 
 /**

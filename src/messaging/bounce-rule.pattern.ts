@@ -1,3 +1,4 @@
+import { Script, createContext } from 'node:vm';
 import { RE2JS, RE2JSException } from 're2js';
 
 /*
@@ -10,6 +11,12 @@ import { RE2JS, RE2JSException } from 're2js';
  */
 
 export const MAX_PATTERN_LENGTH = 500;
+/**
+ * Instructions the compiled program may have (issue 23). RE2 is linear in the text, but the factor is the program:
+ * `(?:a|aa|aaa|aaaa|aaaaa){1,1000}!` compiles to 14,002 and took 14 s on 20 KB. Ordinary rules have tens; a
+ * counted repetition multiplies its body, so this is where `{1,1000}` of anything but a character stops.
+ */
+export const MAX_PROGRAM_SIZE = 1000;
 /** Bounce text beyond this many characters is not searched: a bound on the cost of every match. */
 export const MAX_MATCH_INPUT = 20_000;
 
@@ -39,13 +46,45 @@ export function compileBounceRule(regex: string): BounceRulePattern {
     bits |= FLAGS[flag]!;
   }
   const source = translate(flags.includes('x') ? stripExtended(body) : body, pattern[0]!);
+  let compiled: RE2JS;
   try {
-    return RE2JS.compile(source, bits);
+    compiled = RE2JS.compile(source, bits);
   } catch (err) {
     if (!(err instanceof RE2JSException)) throw err;
     // RE2's own words name the construct: "invalid escape sequence: `\G`".
     const reason = err.message.replace(/^error parsing regexp: /, '');
     throw new BounceRulePatternError(`Invalid regular expression pattern: ${reason}.`);
+  }
+  const size = compiled.programSize();
+  if (size > MAX_PROGRAM_SIZE) {
+    throw new BounceRulePatternError(
+      `The pattern is too complex: it compiles to ${size} instructions, more than ${MAX_PROGRAM_SIZE}. ` +
+        'A counted repetition such as {1,1000} repeats its whole group; use + or * or a smaller count.',
+    );
+  }
+  return compiled;
+}
+
+/** The matching ran past its deadline (bounce processing: BOUNCE_READ_TIMEOUT_MS). */
+export class BounceRuleTimeoutError extends Error {}
+
+// RE2JS matches synchronously, so a timer cannot stop it; node:vm's timeout interrupts whatever runs inside
+// `run()`, the matcher included (about 75 µs a call for its watchdog: once per bounce, not per rule).
+const bounded = new Script('run()');
+const sandbox = createContext({ run: null as (() => unknown) | null });
+
+/** Runs `fn` (synchronous) and throws BounceRuleTimeoutError when it takes more than `timeoutMs`. */
+export function withinDeadline<T>(timeoutMs: number, fn: () => T): T {
+  sandbox['run'] = fn;
+  try {
+    return bounded.runInContext(sandbox, { timeout: Math.max(1, Math.floor(timeoutMs)) }) as T;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
+      throw new BounceRuleTimeoutError(`Matching the bounce rules took more than ${timeoutMs} ms.`);
+    }
+    throw err;
+  } finally {
+    sandbox['run'] = null;
   }
 }
 

@@ -2,7 +2,15 @@ import type { AppContext } from '../context.js';
 import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '../shared/errors.js';
 import { takeStrict } from '../shared/rate-limit.js';
 import { invalidateBounceRules } from './bounce-processing.js';
-import { BounceRulePatternError, compileBounceRule, findBounceRuleMatch, MAX_MATCH_INPUT } from './bounce-rule.pattern.js';
+import {
+  BounceRulePatternError,
+  BounceRuleTimeoutError,
+  compileBounceRule,
+  findBounceRuleMatch,
+  MAX_MATCH_INPUT,
+  withinDeadline,
+} from './bounce-rule.pattern.js';
+import { DEFAULT_READ_TIMEOUT_MS } from './dsn.js';
 import * as repo from './bounce-rule.repository.js';
 import type { BounceRegex, BounceRegexBody, BounceRuleTestBody, BounceRuleTestResult } from './bounce-rule.schemas.js';
 
@@ -65,7 +73,17 @@ export async function testRule(ctx: AppContext, body: BounceRuleTestBody, caller
   checkPattern(body.regex);
   const rule = compileBounceRule(body.regex);
   const searched = Math.min(body.text.length, MAX_MATCH_INPUT);
-  const found = findBounceRuleMatch(rule, body.text);
+  let found: ReturnType<typeof findBounceRuleMatch>;
+  try {
+    // Under the deadline bounce processing gives all its rules together (BOUNCE_READ_TIMEOUT_MS).
+    found = withinDeadline(ctx.config.bounces.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS, () => findBounceRuleMatch(rule, body.text));
+  } catch (err) {
+    if (!(err instanceof BounceRuleTimeoutError)) throw err;
+    throw ValidationError.field(
+      'regex',
+      `The pattern took more than ${ctx.config.bounces.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS} ms on this text: bounce processing would cut it off. Make it simpler.`,
+    );
+  }
   if (!found) return { matches: false, match: null, excerpt: null, searched };
   const matched = body.text.slice(found.start, found.end);
   const before = body.text.slice(Math.max(0, found.start - CONTEXT), found.start);

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { queryRows, type Executor } from '../db/client.js';
+import { queryRows, sqlArray, type Executor } from '../db/client.js';
 import { int, textOrNull, timestamp, timestampOrNull } from '../db/row.js';
 
 /*
@@ -32,7 +32,8 @@ export async function activeCampaigns(db: Executor): Promise<ActiveCampaign[]> {
 /** Starts a new run of failures from zero and forgets why the sender last paused the campaign. */
 export async function resetSendState(tx: Executor, campaignId: number): Promise<void> {
   await tx.execute(
-    sql`update campaign_send_states set consecutive_failures = 0, paused_reason = null, paused_at = null, updated_at = now()
+    sql`update campaign_send_states set consecutive_failures = 0, paused_reason = null, paused_at = null,
+          relay_error = null, relay_down_since = null, relay_retry_at = null, updated_at = now()
         where campaign_id = ${campaignId}`,
   );
 }
@@ -41,6 +42,26 @@ export async function recordPause(tx: Executor, campaignId: number, reason: stri
   await tx.execute(
     sql`insert into campaign_send_states (campaign_id, paused_reason, paused_at) values (${campaignId}, ${reason}, now())
         on conflict (campaign_id) do update set paused_reason = excluded.paused_reason, paused_at = now(), updated_at = now()`,
+  );
+}
+
+/** The relay could not be used for this campaign's mail (relay-state.ts): what happened, and the next try. */
+export async function recordRelayDown(db: Executor, campaignId: number, error: string, retryAt: Date): Promise<void> {
+  await db.execute(
+    sql`insert into campaign_send_states (campaign_id, relay_error, relay_down_since, relay_retry_at)
+        values (${campaignId}, ${error}, now(), ${retryAt.toISOString()}::timestamptz)
+        on conflict (campaign_id) do update set relay_error = excluded.relay_error,
+          relay_down_since = coalesce(campaign_send_states.relay_down_since, now()),
+          relay_retry_at = excluded.relay_retry_at, updated_at = now()`,
+  );
+}
+
+/** The relay answers again: these campaigns no longer wait for it. */
+export async function clearRelayDown(db: Executor, campaignIds: readonly number[]): Promise<void> {
+  if (campaignIds.length === 0) return;
+  await db.execute(
+    sql`update campaign_send_states set relay_error = null, relay_down_since = null, relay_retry_at = null, updated_at = now()
+        where campaign_id = any(${sqlArray(campaignIds, 'integer')}) and relay_down_since is not null`,
   );
 }
 

@@ -39,11 +39,18 @@ export class SendFailure extends Error {
     readonly permanent: boolean,
     /** The server's reply text, or the error's message when there was no reply. */
     readonly response: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; relay?: string },
   ) {
     super(message, options);
     this.name = 'SendFailure';
+    this.relay = options?.relay ?? null;
   }
+
+  /**
+   * Set when the relay itself could not be used — no connection, a refused session (421), TLS or login failing, the
+   * session lost before the message went — saying what happened: no recipient's fault, and no attempt of theirs.
+   */
+  readonly relay: string | null;
 }
 
 export interface Transport {
@@ -100,20 +107,28 @@ export function toSendFailure(err: unknown): SendFailure {
   let code: number | undefined;
   let response: string;
   let sessionLevel: boolean;
+  let relay: string | undefined;
   if (err instanceof SmtpError) {
     code = err.reply?.code;
     response = err.reply?.text ?? err.message;
     sessionLevel = !['mail', 'rcpt', 'data', 'message'].includes(err.stage);
+    // The message had not gone when the session was refused or lost (after the data, it may have: that counts).
+    const beforeMessage = sessionLevel || (err.reply === undefined && err.stage !== 'message');
+    if (beforeMessage || code === 421) relay = err.message;
   } else {
     const e = (err ?? {}) as NodemailerError;
     code = e.responseCode;
     response = e.response ?? e.message ?? String(err);
     sessionLevel = e.code === 'EAUTH';
+    if (RELAY_CODES.has(e.code ?? '') || code === 421) relay = e.message ?? response;
   }
   const permanent = typeof code === 'number' && code >= 500 && code < 600 && code !== 503 && !sessionLevel;
   response = response.trim();
-  return new SendFailure(`SMTP delivery failed: ${response}`, permanent, response, { cause: err });
+  return new SendFailure(`SMTP delivery failed: ${response}`, permanent, response, { cause: err, relay: relay?.trim().slice(0, 500) });
 }
+
+/** nodemailer's codes for a relay that could not be reached or used (its connection, TLS, login, name look-up). */
+const RELAY_CODES = new Set(['ECONNECTION', 'ETLS', 'EAUTH', 'EDNS']);
 
 type Send = (message: RawMessage) => Promise<string>;
 

@@ -9,6 +9,7 @@ import { domainKey, domainOf, giveBack, GLOBAL_KEY, takeTokens, type Grant } fro
 import type { Semaphore } from './semaphore.js';
 import { SendFailure } from './transport.js';
 import { deliveriesTotal } from '../shared/metrics.js';
+import type { RelayState } from './relay-state.js';
 
 /*
  * One batch of one campaign, start to end: reserve rate, claim under a lease, load the recipients in bulk, skip the
@@ -26,6 +27,8 @@ export interface BatchEnv {
   compiled(campaignId: number): Promise<CompiledCampaign>;
   /** Each campaign's run of consecutive failures as last recorded by this worker (shared truth is in the database). */
   readonly failureRuns: Map<number, number>;
+  /** Whether the relay can be used, and when to try it again (relay-state.ts). */
+  readonly relay: RelayState;
 }
 
 export interface BatchResult {
@@ -50,7 +53,11 @@ const ROUTABLE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export async function runBatch(env: BatchEnv, campaignId: number): Promise<BatchResult> {
   const { ctx, settings, workerId } = env;
-  let want = settings.batchSize;
+  // The relay could not be used: nothing is claimed until the next probe is due.
+  const retryAt = env.relay.waitUntil();
+  if (retryAt) return { claimed: 0, sent: 0, waitUntil: retryAt };
+  // While it is down, one message probes the relay rather than a whole batch.
+  let want = env.relay.probing() ? 1 : settings.batchSize;
   const global =
     settings.rate > 0 ? (await takeTokens(ctx.db, [{ key: GLOBAL_KEY, windowSeconds: 1, want, limit: settings.rate }])).get(GLOBAL_KEY)! : null;
   if (global) {
@@ -89,6 +96,7 @@ async function sendClaimed(
   grant: Grant | null,
 ): Promise<BatchResult> {
   const { ctx, settings, workerId } = env;
+  const startedAt = Date.now();
   const compiled = await compileOrSuspend(env, campaignId, claimed.length, held, grant);
   if (!compiled) return { claimed: claimed.length, sent: 0, stopped: true };
 
@@ -102,6 +110,7 @@ async function sendClaimed(
     sendable.filter((s) => !deferredIds.has(s.delivery.id)),
   );
   const outcomes = [...skipped, ...sending.outcomes];
+  // Rows the relay could not take (down, refusing sessions) go back with no attempt spent.
   const unsent = sending.unsent;
 
   const { tail, hadSuccess } = failureTail(outcomes);
@@ -113,6 +122,10 @@ async function sendClaimed(
   // Skipped, deferred to a domain's next window, or never tried (stopping): none of them used the global rate.
   if (grant) await giveBack(ctx.db, grant, claimed.length - sendable.length + deferred.rows.length + unsent.length);
   env.failureRuns.set(campaignId, recorded.consecutiveFailures);
+  if (sending.relayDown !== null) {
+    return { claimed: claimed.length, sent: recorded.sent, waitUntil: await env.relay.down(campaignId, sending.relayDown) };
+  }
+  if (sending.outcomes.length > 0) await env.relay.up(startedAt);
 
   if (settings.failurePause > 0 && recorded.consecutiveFailures >= settings.failurePause) {
     await suspendForFailures(ctx, campaignId, outcomes, recorded.consecutiveFailures);
@@ -199,21 +212,28 @@ async function sendWithinSlots(
   campaignId: number,
   compiled: CompiledCampaign,
   rows: readonly Sendable[],
-): Promise<{ outcomes: Outcome[]; unsent: number[] }> {
+): Promise<{ outcomes: Outcome[]; unsent: number[]; relayDown: string | null }> {
   const { failurePause } = env.settings;
   const outcomes: Outcome[] = [];
   const unsent: number[] = [];
+  let relayDown: string | null = null;
   let run = env.failureRuns.get(campaignId) ?? 0;
   let abort = false;
   await Promise.all(
     rows.map(async ({ delivery, recipient }) => {
       await env.slots.acquire();
       try {
-        if (abort || env.isStopping()) {
+        if (abort || relayDown !== null || env.isStopping()) {
           unsent.push(delivery.id);
           return;
         }
         const outcome = await sendOne(env, compiled, delivery, recipient);
+        if ('relay' in outcome) {
+          // Not the recipient's failure: back to the queue as it was, and the rest of the batch waits for the relay.
+          relayDown ??= outcome.relay;
+          unsent.push(delivery.id);
+          return;
+        }
         outcomes.push(outcome);
         if (outcome.status === 'sent') run = 0;
         else if (++run >= failurePause && failurePause > 0) abort = true; // stop burning the list
@@ -222,7 +242,7 @@ async function sendWithinSlots(
       }
     }),
   );
-  return { outcomes, unsent };
+  return { outcomes, unsent, relayDown };
 }
 
 /** The failures after the batch's last success (skips count neither way), as `recordOutcomes` takes them. */
@@ -259,7 +279,12 @@ function skipReason(recipient: RecipientData | undefined, listed: Set<string>): 
   return null;
 }
 
-async function sendOne(env: BatchEnv, compiled: CompiledCampaign, delivery: ClaimedDelivery, recipient: RecipientData): Promise<Outcome> {
+async function sendOne(
+  env: BatchEnv,
+  compiled: CompiledCampaign,
+  delivery: ClaimedDelivery,
+  recipient: RecipientData,
+): Promise<Outcome | { relay: string }> {
   const attempts = delivery.attempts + 1;
   let rendered;
   try {
@@ -274,6 +299,7 @@ async function sendOne(env: BatchEnv, compiled: CompiledCampaign, delivery: Clai
     return { ...settle(delivery, 'sent', result.response, attempts), format: rendered.format, messageId: rendered.messageId };
   } catch (err) {
     const failure = err instanceof SendFailure ? err : new SendFailure(String(err), false, (err as Error)?.message ?? String(err));
+    if (failure.relay !== null) return { relay: failure.relay };
     if (failure.permanent || attempts >= env.settings.maxAttempts) {
       return { ...settle(delivery, 'failed', failure.response, attempts), messageId: rendered.messageId };
     }

@@ -8,6 +8,7 @@ import { finishIfDone, promoteDueCampaigns } from './campaign-run.js';
 import { compileCampaign, type CompiledCampaign } from './compose/index.js';
 import { requeueExpiredLeases, requeueOrphans } from './delivery.repository.js';
 import { deleteOldWindows } from '../shared/rate-limit.js';
+import { relayState } from './relay-state.js';
 import { Semaphore } from './semaphore.js';
 import { runBatch, type BatchEnv } from './worker-batch.js';
 
@@ -88,6 +89,7 @@ export function startWorker(ctx: AppContext, options: WorkerOptions = {}): SendW
     slots: new Semaphore(settings.concurrency),
     isStopping: () => stopping,
     failureRuns: new Map(),
+    relay: relayState(ctx, settings),
     compiled(campaignId) {
       // One compilation per campaign and content version (updated_at), shared by every lane.
       const version = versions.get(campaignId) ?? 0;
@@ -236,6 +238,8 @@ function definedOnly(options: Partial<SendingConfig>): Partial<SendingConfig> {
     'domainRate',
     'domainWindowSeconds',
     'pollMs',
+    'relayRetryMs',
+    'relayRetryMaxMs',
   ];
   return Object.fromEntries(keys.filter((k) => options[k] !== undefined).map((k) => [k, options[k]]));
 }

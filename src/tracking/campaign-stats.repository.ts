@@ -24,6 +24,8 @@ export interface CampaignStatsFigures {
   consecutiveFailures: number;
   pausedReason: string | null;
   pausedAt: Date | null;
+  /** Set while the relay cannot be used for this campaign's mail (sending/relay-state.ts). */
+  relay: { error: string; since: Date; retryAt: Date } | null;
   /** The campaign's phpList status. */
   status: string;
   /** The server's (or the composer's) answer to the campaign's latest failed delivery; null when none failed. */
@@ -61,6 +63,7 @@ const toFigures = (row: Row): CampaignStatsFigures => ({
   consecutiveFailures: num(row, 'consecutive_failures'),
   pausedReason: textOrNull(row, 'paused_reason'),
   pausedAt: timestampOrNull(row, 'paused_at'),
+  relay: relayOf(row),
   status: text(row, 'status'),
   lastFailure: textOrNull(row, 'last_failure'),
 });
@@ -90,6 +93,7 @@ export async function campaignStatsFigures(database: AppDb, campaignId: number):
                       'unique_clicks', l.unique_clicks) order by l.id)
                     from links l where l.campaign_id = c.id), '[]') as links,
           coalesce(s.consecutive_failures, 0)::float8 as consecutive_failures, s.paused_reason, s.paused_at,
+          s.relay_error, s.relay_down_since, s.relay_retry_at,
           c.status,
           (select d.last_response from deliveries d where d.campaign_id = c.id and d.status = 'failed'
             order by d.id desc limit 1) as last_failure
@@ -100,4 +104,11 @@ export async function campaignStatsFigures(database: AppDb, campaignId: number):
     toFigures,
   );
   return figures;
+}
+
+function relayOf(row: Row): CampaignStatsFigures['relay'] {
+  const error = textOrNull(row, 'relay_error');
+  const since = timestampOrNull(row, 'relay_down_since');
+  const retryAt = timestampOrNull(row, 'relay_retry_at');
+  return error !== null && since !== null && retryAt !== null ? { error, since, retryAt } : null;
 }

@@ -47,6 +47,22 @@ export const CampaignStats = Type.Object({
         description: 'Why the sender suspended the campaign (with the last server reply); null when it did not, or once resumed',
       }),
       paused_at: Type.Union([DateTime, Type.Null()]),
+      relay_unavailable: Type.Union(
+        [
+          Type.Object({
+            reason: Type.String({ description: "What happened: no connection, the session or TLS or the login refused, and the server's words" }),
+            since: DateTime,
+            retry_at: DateTime,
+          }),
+          Type.Null(),
+        ],
+        {
+          description:
+            "Set while the relay cannot be used for this campaign's mail: sending waits with no delivery's attempt spent and resumes by " +
+            'itself when the relay answers (the campaign stays `inprocess`); `retry_at`: the next try (the wait doubles, up to ' +
+            'SEND_RELAY_RETRY_MAX_MS); null otherwise',
+        },
+      ),
     },
     { description: "The sender's state for this campaign" },
   ),

@@ -33,6 +33,7 @@ export async function campaignStats(ctx: AppContext, campaignId: number): Promis
       consecutive_failures: c.consecutiveFailures,
       paused_reason: c.pausedReason,
       paused_at: toAtom(c.pausedAt),
+      relay_unavailable: c.relay && { reason: c.relay.error, since: toAtom(c.relay.since), retry_at: toAtom(c.relay.retryAt) },
     },
     outcome: { result: outcomeOf(c), sent: c.sent, failed: c.failed, skipped: c.skipped, reason: c.failed > 0 ? c.lastFailure : null },
   };

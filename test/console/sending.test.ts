@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { eq } from 'drizzle-orm';
-import { campaignDomainSnapshots, subscribers } from '../../src/db/schema/index.js';
+import { campaignDomainSnapshots, campaignSendStates, subscribers } from '../../src/db/schema/index.js';
 import { startWorker, type SendWorker } from '../../src/sending/worker.js';
-import { createBounce } from '../factories.js';
+import { createBounce, createCampaign } from '../factories.js';
 import { listWithMembers, mailsOf } from '../sending/send-fixtures.js';
 import { browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarness } from './browser.js';
 
@@ -285,5 +285,33 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
     assert.equal(await count(page, 'Sent'), 3);
     assert.equal(await count(page, 'Failed'), 0);
     assert.equal(mailsOf(h.app.smtp, id).length, 3);
+  });
+  test('a relay that cannot be used: the send page says so, and that sending resumes by itself', async () => {
+    // No sender running: the state is the one relay-state.ts writes while the relay is down.
+    await worker?.stop();
+    worker = undefined;
+    const campaign = await createCampaign(h.app.db, { status: 'inprocess', subject: 'Waiting for the relay' });
+    const retryAt = new Date(Date.now() + 60_000);
+    await h.app.db.insert(campaignSendStates).values({
+      campaignId: campaign.id,
+      relayError: 'Could not connect to 127.0.0.1:2525: connect ECONNREFUSED 127.0.0.1:2525',
+      relayDownSince: new Date(),
+      relayRetryAt: retryAt,
+    });
+    const page = await openSignedIn(h, session, `/admin/campaigns/${campaign.id}/send`);
+    await page.getByTestId('send-status').filter({ hasText: 'Waiting for the mail server' }).waitFor();
+    const notice = await page.getByTestId('relay-unavailable').innerText();
+    assert.match(notice, /^The mail server cannot be used: Could not connect to 127\.0\.0\.1:2525: connect ECONNREFUSED 127\.0\.0\.1:2525\. /);
+    assert.match(notice, /resumes by itself when the server answers; next try at .+\.$/);
+    // The relay answers: the state is cleared and the page goes back to "Sending" on its next poll.
+    await h.app.db
+      .update(campaignSendStates)
+      .set({ relayError: null, relayDownSince: null, relayRetryAt: null })
+      .where(eq(campaignSendStates.campaignId, campaign.id));
+    await page
+      .getByTestId('send-status')
+      .filter({ hasText: /^Sending$/ })
+      .waitFor({ timeout: 15_000 });
+    assert.equal(await page.getByTestId('relay-unavailable').count(), 0);
   });
 });

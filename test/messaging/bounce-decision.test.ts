@@ -24,6 +24,7 @@ const withRule = (facts: BounceFacts, action: string): BounceFacts => ({ ...fact
 const subscriber = { id: 9, email: 'ann@example.com', confirmed: true, blacklisted: false, bounceCount: 0, listed: false };
 const certain: BounceMatch = {
   matchedBy: 'delivery',
+  proven: true,
   deliveryId: 100,
   campaignId: 3,
   subscriber,
@@ -210,6 +211,8 @@ describe('certainty (issue 14): only VERP or returned headers act', () => {
     assert.equal(isCertain({ ...certain, matchedBy: 'message_id' }), true);
     assert.equal(isCertain(byText), false);
     assert.equal(isCertain(byAddress), false);
+    // Issue 23: a returned part with only the sequential delivery number proves nothing.
+    assert.equal(isCertain({ ...certain, proven: false }), false);
     assert.equal(isCertain({ ...certain, subscriber: null }), false);
   });
 
@@ -242,6 +245,18 @@ describe('certainty (issue 14): only VERP or returned headers act', () => {
       assert.equal(d.deliveryId, null);
       assert.equal(d.increment, null);
     }
+  });
+
+  test('a returned part with only a delivery number (issue 23): counted when sent to that address, never acted on', () => {
+    for (const facts of [hard, complaint, withRule(soft, 'blacklistuser'), withRule(soft, 'deleteuser')]) {
+      const d = decideBounce(ID, facts, { ...certain, proven: false, consecutive: 9 }, thresholds);
+      assert.deepEqual(d.blacklist, []);
+      assert.equal(d.deleteSubscriber, null);
+      assert.deepEqual(d.subscriber, { id: 9, confirmed: true, blacklisted: false, changed: false });
+    }
+    const d = decideBounce(ID, hard, { ...certain, proven: false }, thresholds);
+    assert.deepEqual(actions(d), ['counted']);
+    assert.match(d.history[0]!.detail, /matched only by a delivery number without the subscriber uid or Message-ID, so nothing was done$/);
   });
 
   test('only the failed address: recorded as a bounced subscriber, never counted, never blacklisted, even by a rule', () => {

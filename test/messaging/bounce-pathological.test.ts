@@ -131,3 +131,41 @@ describe('bounce mailbox: a message that takes too long', () => {
     }
   });
 });
+
+describe('bounce rules under the reading deadline (issue 23)', () => {
+  test('rules that take longer than BOUNCE_READ_TIMEOUT_MS are cut off; the bounce is still recorded', async () => {
+    const slow = await startTestApp({ bounces: { ...loadConfig({}).bounces, inboundToken: TOKEN, maxSize: MAX_SIZE, readTimeoutMs: 60 } });
+    try {
+      const { headers } = await slow.adminWithSession();
+      // Each is inside the program bound, yet takes tens of milliseconds on 19,000 "a"s; the last would match.
+      const rules = ['/(?:a|aa|aaa|aaaa|aaaaa){1,60}!/', '/(?:a|aa|aaa|aaaa|aaaab){1,60}!/', '/(?:a|aa|aaa|aaaa|aaaac){1,60}!/', '/mailbox full/'];
+      for (const [i, regex] of rules.entries()) {
+        const res = await slow.inject({
+          method: 'POST',
+          url: '/api/v2/bounces/regex',
+          headers,
+          payload: { regex, action: 'deletebounce', status: 'active', list_order: i },
+        });
+        assert.equal(res.statusCode, 201, res.body);
+      }
+      const bounce = message(report('text/plain', 'mailbox full\r\n'), 'a', 'b!\r\n--b--\r\n', 19_500);
+      const started = process.cpuUsage();
+      const res = await slow.inject({
+        method: 'POST',
+        url: '/api/v2/bounces/inbound',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'message/rfc822' },
+        payload: bounce,
+      });
+      const cpu = process.cpuUsage(started);
+      assert.equal(res.statusCode, 202, res.body);
+      const body = res.json();
+      assert.equal(body.rule_id, null, 'cut off before any rule matched');
+      assert.equal(body.duplicate, false);
+      const stored = await slow.inject({ method: 'GET', url: `/api/v2/bounces/${body.id}`, headers });
+      assert.equal(stored.statusCode, 200);
+      assert.ok((cpu.user + cpu.system) / 1000 < LIMIT_MS, `${(cpu.user + cpu.system) / 1000} ms`);
+    } finally {
+      await slow.close();
+    }
+  });
+});

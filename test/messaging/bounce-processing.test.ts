@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eq } from 'drizzle-orm';
-import { bounces, campaignCounters } from '../../src/db/schema/index.js';
+import { bounces, campaignCounters, deliveries } from '../../src/db/schema/index.js';
 import { foldBounceCounts } from '../../src/messaging/bounce-processing.js';
 import { createCampaign, createDelivery, createSubscriber } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
@@ -126,7 +126,8 @@ describe('hard bounces and complaints', () => {
   test('a complaint (ARF) blacklists at once and is not counted as a bounce', async () => {
     const sc = await scene();
     const { campaign, delivery } = sc.sent[0]!;
-    const original = await originalMail({ to: sc.subscriber.email, deliveryId: delivery.id });
+    // The returned mail as Mailroom writes it: its delivery header and the subscriber's uid (issue 23: the proof).
+    const original = await originalMail({ to: sc.subscriber.email, deliveryId: delivery.id, subscriberUid: sc.subscriber.uniqueId });
     const res = await t.inject({
       method: 'POST',
       url: '/api/v2/bounces/inbound',
@@ -175,6 +176,75 @@ describe('hard bounces and complaints', () => {
     const [row] = await t.db.select().from(bounces).where(eq(bounces.id, delivered.id));
     assert.equal(row!.comment, 'Delivery report (delivered), not a failure');
     assert.deepEqual(await subscriberState(sc.subscriber.id), { confirmed: true, blacklisted: false, bounce_count: 0 });
+  });
+});
+
+describe('forged bounces (issue 23): a delivery number alone is recorded, never acted on', () => {
+  const post = (payload: Buffer | string) =>
+    t.inject({ method: 'POST', url: '/api/v2/bounces/inbound', headers: { 'x-bounce-token': TOKEN, 'content-type': 'message/rfc822' }, payload });
+
+  test('a returned part holding only X-Mailroom-Delivery (and the campaign): stored and counted, nobody blacklisted', async () => {
+    const sc = await scene();
+    const { campaign, delivery } = sc.sent[0]!;
+    for (const [i, payload] of [
+      dsn({ original: await originalMail({ to: sc.subscriber.email, deliveryId: delivery.id }), recipient: sc.subscriber.email, status: '5.1.1' }),
+      arf({
+        original: await originalMail({ to: sc.subscriber.email, deliveryId: delivery.id, campaignId: campaign.id }),
+        recipient: sc.subscriber.email,
+      }),
+    ].entries()) {
+      const res = await post(payload);
+      assert.equal(res.statusCode, 202, res.body);
+      const body = res.json();
+      assert.equal(body.matched_by, 'delivery');
+      assert.equal(body.subscriber_id, sc.subscriber.id);
+      assert.deepEqual(
+        body.actions.map((a: { action: string }) => a.action),
+        i === 0 ? ['counted'] : [],
+      );
+    }
+    assert.deepEqual(await subscriberState(sc.subscriber.id), { confirmed: true, blacklisted: false, bounce_count: 1 });
+    assert.equal((await get(`/api/v2/blacklist/info/${encodeURIComponent(sc.subscriber.email)}`)).status, 404);
+    const history = await historyOf(sc.subscriber.id);
+    assert.equal(history.length, 2);
+    for (const [, detail] of history)
+      assert.match(detail, /matched only by a delivery number without the subscriber uid or Message-ID, so nothing was done$/);
+  });
+
+  test('a rule asking to blacklist does not act on a delivery number alone', async () => {
+    const rule = await createRule('/forged-rule-marker/', 'blacklistuser');
+    const sc = await scene();
+    const original = await originalMail({ to: sc.subscriber.email, deliveryId: sc.sent[0]!.delivery.id });
+    const body = (await post(dsn({ original, recipient: sc.subscriber.email, status: '4.2.2', diagnostic: 'forged-rule-marker' }))).json();
+    assert.equal(body.rule_id, rule);
+    assert.deepEqual(
+      body.actions.map((a: { action: string }) => a.action),
+      ['counted'],
+    );
+    assert.equal((await subscriberState(sc.subscriber.id))!.blacklisted, false);
+    await t.inject({ method: 'DELETE', url: `/api/v2/bounces/regex/${rule}`, headers: admin });
+  });
+
+  test("the delivery number with the full Message-ID of that same delivery acts; with another delivery's it does not", async () => {
+    const sc = await scene(2);
+    const [first, second] = sc.sent;
+    const ids = ['<c.proof.1@example.com>', '<c.proof.2@example.com>'];
+    await t.db.update(deliveries).set({ messageId: ids[0] }).where(eq(deliveries.id, first!.delivery.id));
+    await t.db.update(deliveries).set({ messageId: ids[1] }).where(eq(deliveries.id, second!.delivery.id));
+    const wrong = await originalMail({ to: sc.subscriber.email, deliveryId: first!.delivery.id, messageId: ids[1]!.slice(1, -1) });
+    const refused = (await post(dsn({ original: wrong, recipient: sc.subscriber.email, status: '5.1.1' }))).json();
+    assert.deepEqual(
+      refused.actions.map((a: { action: string }) => a.action),
+      ['counted'],
+    );
+    assert.equal((await subscriberState(sc.subscriber.id))!.blacklisted, false);
+    const right = await originalMail({ to: sc.subscriber.email, deliveryId: first!.delivery.id, messageId: ids[0]!.slice(1, -1) });
+    const acted = (await post(dsn({ original: right, recipient: sc.subscriber.email, status: '5.1.1' }))).json();
+    assert.deepEqual(
+      acted.actions.map((a: { action: string }) => a.action),
+      ['counted', 'blacklisted'],
+    );
+    assert.equal((await subscriberState(sc.subscriber.id))!.blacklisted, true);
   });
 });
 

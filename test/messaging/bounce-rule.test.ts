@@ -167,6 +167,24 @@ describe('bounce rules CRUD', () => {
     assert.deepEqual(long.json(), invalid({ regex: ['This value is too long. It should have 500 characters or less.'] }));
   });
 
+  test('a pattern whose compiled program is too big (issue 23) → 422 on create, update and test', async () => {
+    const slow = '/(?:a|aa|aaa|aaaa|aaaaa){1,1000}!/';
+    const message =
+      'The pattern is too complex: it compiles to 14002 instructions, more than 1000. ' +
+      'A counted repetition such as {1,1000} repeats its whole group; use + or * or a smaller count.';
+    const created = await post(rule({ regex: slow }));
+    assert.deepEqual([created.statusCode, created.json()], [422, invalid({ regex: [message] })]);
+    const id = (await post(rule())).json().id;
+    const updated = await t.inject({ method: 'PUT', url: `/api/v2/bounces/regex/${id}`, headers, payload: rule({ regex: slow }) });
+    assert.deepEqual([updated.statusCode, updated.json()], [422, invalid({ regex: [message] })]);
+    const tried = await t.inject({ method: 'POST', url: '/api/v2/bounces/regex/test', headers, payload: { regex: slow, text: 'a'.repeat(20_000) } });
+    assert.deepEqual([tried.statusCode, tried.json()], [422, invalid({ regex: [message] })]);
+    // Counted repetitions of a character, and ordinary rules, stay well inside the bound.
+    for (const regex of ['/[a-z0-9.]{1,200}@example\\.com/i', '/(?:mailbox|inbox) (?:is )?(?:full|over ?quota)/i']) {
+      assert.equal((await post(rule({ regex }))).statusCode, 201, regex);
+    }
+  });
+
   test('403 without key or the settings privilege; non-digit ids 404', async () => {
     const { headers: campaigns } = await t.adminWithSession({ superUser: false, privileges: { campaigns: true } });
     for (const [method, url] of [

@@ -1,6 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
+import { join } from 'node:path';
 import { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { after } from 'node:test';
@@ -164,4 +166,30 @@ describe('STARTTLS: the reply reader starts empty after the handshake', () => {
       assert.deepEqual(server.received, [`${HEAD}over tls\r\n`]);
     });
   }
+});
+
+describe('the certificate is checked against the host SMTP_URL names (issue 23)', () => {
+  // A relay whose certificate names only its IP address, issued by a private CA the client is told to trust.
+  const ipKey = readFileSync(join(import.meta.dirname, '../fixtures/tls/ip-only.key'));
+  const ipCert = readFileSync(join(import.meta.dirname, '../fixtures/tls/ip-only.crt'));
+  const ca = readFileSync(join(import.meta.dirname, '../fixtures/tls/ca.crt'));
+
+  test('STARTTLS to smtp://127.0.0.1 accepts a certificate for IP 127.0.0.1 (not compared with "localhost")', async () => {
+    const server = await startServer({ key: ipKey, cert: ipCert });
+    await transportFor(`smtp://127.0.0.1:${server.port}/?tls=required`, { ca }).send(mail('r@example.com', HEAD, 'x\r\n'));
+    assert.equal(server.received[0]!.secure, true);
+  });
+
+  test('smtps://127.0.0.1 accepts it too', async () => {
+    const server = await startServer({ key: ipKey, cert: ipCert, secure: true });
+    await transportFor(`smtps://127.0.0.1:${server.port}/`, { ca }).send(mail('r@example.com', HEAD, 'x\r\n'));
+    assert.equal(server.received[0]!.secure, true);
+  });
+
+  test('the same certificate reached as "localhost" is refused: the name is really checked', async () => {
+    const server = await startServer({ key: ipKey, cert: ipCert });
+    const failure = await refusal(transportFor(`smtp://localhost:${server.port}/`, { ca }).send(mail('r@example.com', HEAD, 'x\r\n')));
+    assert.match(failure.response, /STARTTLS failed: Hostname\/IP does not match certificate's altnames: Host: localhost\./);
+    assert.equal(server.received.length, 0);
+  });
 });

@@ -61,7 +61,7 @@ describe('sending a campaign', () => {
       assert.ok(row.sentAt);
       const mail = mailsOf(t.smtp, c.id).find((m) => m.parsed.headers.get('x-mailroom-delivery') === String(row.id));
       assert.ok(mail, `a mail for delivery ${row.id}`);
-      assert.match(row.messageId!, new RegExp(`^<c${c.id}\\.s${row.subscriberId}\\.[0-9a-f]{8}@`));
+      assert.match(row.messageId!, new RegExp(`^<c${c.id}\\.s${row.subscriberId}\\.[0-9a-f]{32}@`));
       assert.equal(mail.parsed.messageId, row.messageId);
     }
     const view = await campaignView(c.id);
@@ -244,7 +244,7 @@ describe('failures', () => {
     const [state] = await t.db.select().from(campaignSendStates).where(eq(campaignSendStates.campaignId, c.id));
     assert.match(state!.pausedReason!, /^Suspended after 3 consecutive failed deliveries; the last answer was: 554 .*Relay access denied/);
     const shown = (await t.inject({ method: 'GET', url: `/api/v2/campaigns/${c.id}/stats`, headers })).json().sender;
-    assert.deepEqual(shown, { consecutive_failures: 3, paused_reason: state!.pausedReason, paused_at: shown.paused_at });
+    assert.deepEqual(shown, { consecutive_failures: 3, paused_reason: state!.pausedReason, paused_at: shown.paused_at, relay_unavailable: null });
     assert.match(shown.paused_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/);
     assert.deepEqual(mailsOf(t.smtp, c.id), []);
 
@@ -259,6 +259,7 @@ describe('failures', () => {
       consecutive_failures: 0,
       paused_reason: null,
       paused_at: null,
+      relay_unavailable: null,
     });
     assert.equal(new Set(recipientsOf(t.smtp, c.id)).size, 5);
     assert.ok(recipientsOf(t.smtp, c.id).every((r) => members.some((m) => m.email === r)));

@@ -78,7 +78,7 @@ describe('GET /api/v2/campaigns/{messageId}/stats', () => {
         { id: home.id, url: 'https://example.com/', clicks: 2, unique_clicks: 2 },
         { id: shop.id, url: 'https://example.com/shop', clicks: 1, unique_clicks: 1 },
       ],
-      sender: { consecutive_failures: 0, paused_reason: null, paused_at: null },
+      sender: { consecutive_failures: 0, paused_reason: null, paused_at: null, relay_unavailable: null },
       outcome: { result: 'in progress', sent: 4, failed: 1, skipped: 2, reason: null },
     });
     assert.equal((await t.db.select().from(opens).where(eq(opens.campaignId, campaign.id))).length, 4);
@@ -96,7 +96,7 @@ describe('GET /api/v2/campaigns/{messageId}/stats', () => {
       opens_per_hour: [],
       clicks_per_hour: [],
       links: [],
-      sender: { consecutive_failures: 0, paused_reason: null, paused_at: null },
+      sender: { consecutive_failures: 0, paused_reason: null, paused_at: null, relay_unavailable: null },
       outcome: { result: 'in progress', sent: 0, failed: 0, skipped: 0, reason: null },
     });
   });

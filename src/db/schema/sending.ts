@@ -117,6 +117,13 @@ export const campaignSendStates = pgTable('campaign_send_states', {
   /** Set when the sender suspended the campaign; cleared when it is resumed. */
   pausedReason: text('paused_reason'),
   pausedAt: timestamp('paused_at', { withTimezone: true }),
+  /**
+   * Set while the relay cannot be used for the campaign's mail (issue 23, sending/relay-state.ts): what happened,
+   * since when, and when the sender tries again; cleared when the relay answers. The campaign stays `inprocess`.
+   */
+  relayError: text('relay_error'),
+  relayDownSince: timestamp('relay_down_since', { withTimezone: true }),
+  relayRetryAt: timestamp('relay_retry_at', { withTimezone: true }),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
 

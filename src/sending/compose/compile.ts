@@ -15,7 +15,7 @@ import { attributeNames, firstListOf, upsertLinks } from './compose.repository.j
 import { afterBodyStart, mergeContent } from './content.js';
 import { forwardUrlMaker } from '../forward-link.js';
 import { preferencesUrlMaker } from '../preferences-link.js';
-import { linkTokenSigner, unsubscribeTokenSigner } from './tokens.js';
+import { linkTokenSigner, messageIdSigner, unsubscribeTokenSigner } from './tokens.js';
 import { verpSender } from '../../mail/index.js';
 import { TrackedUrls, trackHtmlLinks, trackTextLinks } from './links.js';
 import { fromAndSubject } from './header-text.js';
@@ -177,6 +177,7 @@ export async function compileCampaign(
     // BOUNCE_VERP: the bounce names its delivery whatever the remote server kept of the message (a test send, with
     // no delivery, goes from BOUNCE_ADDRESS itself).
     verpFrom: ctx.config.bounceVerp && ctx.config.bounceAddress ? verpSender(secret, ctx.config.bounceAddress) : null,
+    messageIdToken: messageIdSigner(secret),
     headBefore: fromAndSubject(from, subject, resolve('text')),
     headAfter: headersAfterSubject(campaign, list, host, !forward),
     html: html === null ? null : { body: compileBody(html, resolve('html')), skeleton: htmlSkeleton(boundaries, inline, attachments) },

@@ -17,6 +17,8 @@ export interface RenderPlan {
   readonly envelopeFrom: string;
   /** BOUNCE_VERP: the envelope sender of a delivery (null: its id does not fit a token, envelopeFrom then). */
   readonly verpFrom: ((deliveryId: number) => string | null) | null;
+  /** The unique part of a delivery's Message-ID, the same for every attempt (tokens.ts, messageIdSigner). */
+  messageIdToken(deliveryId: number): string;
   /** `From` and `Subject` (static, or filled per recipient: header-text.ts), then `Reply-To` to `X-Mailroom-Campaign`. */
   readonly headBefore: HeadLines;
   readonly headAfter: string;
@@ -203,7 +205,9 @@ export class CampaignRenderer implements CompiledCampaign {
     if (!USABLE_ADDRESS.test(email)) throw new RecipientError(`subscriber ${recipient.subscriberId} has an unusable e-mail address`);
     const values = new Values(plan, recipient);
     const html = plan.html !== null && recipient.htmlEmail ? plan.html : null;
-    const messageId = `<c${plan.campaignId}.s${recipient.subscriberId}.${randomHex8()}@${plan.host}>`;
+    // A delivery keeps one Message-ID across its attempts; a test send (no delivery) gets a random one.
+    const unique = deliveryId === null ? randomHex8() : plan.messageIdToken(deliveryId);
+    const messageId = `<c${plan.campaignId}.s${recipient.subscriberId}.${unique}@${plan.host}>`;
 
     const mail = new Assembler();
     mail.text(typeof plan.headBefore === 'string' ? plan.headBefore : plan.headBefore((slot) => values.text(slot)));

@@ -52,6 +52,8 @@ export class SmtpError extends Error {
 }
 
 interface Waiter {
+  /** What the reply answers: a session lost while waiting for it failed at that stage. */
+  readonly stage: SmtpStage;
   resolve(reply: SmtpReply): void;
   reject(err: Error): void;
   timer: NodeJS.Timeout | null;
@@ -235,7 +237,9 @@ export class SmtpConnection {
     plain.removeAllListeners('timeout');
     const { host, tls } = this.options;
     this.socket = await new Promise<TLSSocket>((resolve, reject) => {
-      const secured = connectTls({ socket: plain, servername: isIP(host) ? undefined : host, ...tls }, () => {
+      // The name the certificate must bear is the host SMTP_URL names: `host` is what node checks it against when
+      // there is no SNI name (an IP address may not be sent as one, RFC 6066 §3); without it node checks "localhost".
+      const secured = connectTls({ socket: plain, host, servername: isIP(host) ? undefined : host, ...tls }, () => {
         secured.off('error', onError);
         resolve(secured);
       });
@@ -295,7 +299,7 @@ export class SmtpConnection {
   private expect(stage: SmtpStage, timeoutMs: number | null = this.options.commandTimeoutMs): Promise<SmtpReply> {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, timer: null };
+      const waiter: Waiter = { stage, resolve, reject, timer: null };
       this.waiting.push(waiter);
       if (timeoutMs !== null) this.arm(waiter, stage, timeoutMs);
     });
@@ -337,13 +341,16 @@ export class SmtpConnection {
       // The answer to STARTTLS is in: not even a partial line after it may prefix the first reply over TLS.
       if (this.switchingToTls && this.waiting.length === 0) this.reader = new ReplyReader();
     });
+    // The stage is that of the reply awaited: lost before the data went (MAIL, RCPT, DATA), the message was not
+    // delivered and the relay, not the recipient, is at fault (transport.ts); lost after it, it may have been.
+    const stage = (): SmtpStage => this.waiting[0]?.stage ?? 'message';
     socket.on('timeout', () => {
       if (this.waiting.length === 0) return; // idle between messages: the pool decides
-      this.fail(new SmtpError(`No answer from the server within ${this.options.socketTimeoutMs} ms.`, 'message'));
+      this.fail(new SmtpError(`No answer from the server within ${this.options.socketTimeoutMs} ms.`, stage()));
       socket.destroy();
     });
-    socket.on('error', (err) => this.fail(new SmtpError(`The connection failed: ${err.message}`, 'message', undefined, { cause: err })));
-    socket.on('close', () => this.fail(new SmtpError('The server closed the connection.', 'message')));
+    socket.on('error', (err) => this.fail(new SmtpError(`The connection failed: ${err.message}`, stage(), undefined, { cause: err })));
+    socket.on('close', () => this.fail(new SmtpError('The server closed the connection.', stage())));
   }
 
   /** The session is over: every reply still awaited fails with `err`, and so does every later command. */

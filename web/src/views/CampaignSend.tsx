@@ -217,6 +217,14 @@ function Progress({ initial, back }: { initial: Campaign; back: { to: string; la
           )}
         </dl>
         {/* Server replies name addresses and hosts, long words that must wrap on a phone. */}
+        {stats.sender.relay_unavailable && SENDING.has(status) && (
+          <Notice kind="info">
+            <span className="wrap-anywhere" data-testid="relay-unavailable">
+              The mail server cannot be used: {stats.sender.relay_unavailable.reason}. Sending waits without using up any delivery&apos;s attempts and
+              resumes by itself when the server answers; next try at {formatDate(stats.sender.relay_unavailable.retry_at)}.
+            </span>
+          </Notice>
+        )}
         {stats.sender.paused_reason && (
           <Notice kind="error">
             <span className="wrap-anywhere">The sender paused this campaign: {stats.sender.paused_reason}</span>
@@ -269,7 +277,7 @@ function statusText(status: string, finished: boolean, stats: CampaignStats): st
       return 'Preparing the recipients';
     case 'inprocess':
     case 'requeued':
-      return 'Sending';
+      return stats.sender.relay_unavailable ? 'Waiting for the mail server' : 'Sending';
     case 'suspended':
       return 'Paused';
     case 'sent':
