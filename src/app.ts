@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
+import { trustProxyOption } from './shared/client-address.js';
 import { OneLinePerRequest, pathForLog, serializeError } from './shared/log.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
@@ -90,8 +91,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
         err: serializeError,
       },
     },
-    // A hop count is valid at run time though Fastify's types leave it out.
-    trustProxy: config.trustProxy as boolean | string,
+    trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: config.bodyLimit,
     forceCloseConnections: 'idle',
     logController: new OneLinePerRequest(),

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { clientKey } from '../shared/client-address.js';
 import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '../shared/errors.js';
 import { toPage } from '../shared/pagination.js';
 import { assertMayGrant, assertMayManage, rightsOf, type ManageAction, type Rights } from './administrator-rights.js';
@@ -142,12 +143,13 @@ export async function updateOwnAccount(
 ): Promise<Administrator> {
   const row = await requireAdministrator(ctx, id);
   const { loginMaxFailures: max, loginFailureWindow: window } = ctx.config;
-  const { attempt, retryAfter } = await takeLoginAttempt(ctx.db, row.loginName, caller.clientIp, window, max);
+  const clientIp = clientKey(caller.clientIp);
+  const { attempt, retryAfter } = await takeLoginAttempt(ctx.db, row.loginName, clientIp, window, max);
   if (attempt === null) throw new TooManyRequestsError('Too many wrong current passwords. Try again later.', retryAfter);
   if (!(await verifyPassword(body.current_password, row.passwordHash))) {
     ctx.log.info({ event: 'own_account_password_failed' }, 'wrong current password on PUT /sessions/me');
     throw ValidationError.field('current_password', 'The current password is not right.');
   }
-  await clearFailures(ctx.db, attempt, row.loginName, caller.clientIp);
+  await clearFailures(ctx.db, attempt, id, row.loginName, clientIp);
   return applyUpdate(ctx, id, { email: body.email, password: body.password }, { id, sessionId: caller.sessionId });
 }
