@@ -59,7 +59,12 @@ describe('console: campaign preview for a campaigns-only administrator', { skip 
     await frame.waitFor();
     const srcdoc = (await frame.getAttribute('srcdoc')) ?? '';
     // Where a parser puts it: the first element of the real head, the commented one left as it was.
-    const first = await page.evaluate((html) => new DOMParser().parseFromString(html, 'text/html').head.firstElementChild?.outerHTML ?? '', srcdoc);
+    const first = await page.evaluate((html) => {
+      // In the page: the browser's own parser (no DOM types in the tests' TypeScript).
+      type Parsed = { head: { firstElementChild: { outerHTML: string } | null } };
+      const Parser = (globalThis as unknown as { DOMParser: new () => { parseFromString(text: string, type: string): Parsed } }).DOMParser;
+      return new Parser().parseFromString(html, 'text/html').head.firstElementChild?.outerHTML ?? '';
+    }, srcdoc);
     assert.equal(
       first,
       `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'">`,
