@@ -2,7 +2,8 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
-import { OneLinePerRequest, pathForLog, serializeError } from './shared/log.js';
+import { trustProxyOption } from './shared/client-address.js';
+import { OneLinePerRequest, pathForLog, REDACTED_LOG_PATHS, serializeError } from './shared/log.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { createDatabase, type Database } from './db/client.js';
@@ -75,6 +76,8 @@ export interface BuildOptions {
   /** Campaign mail; otherwise built from the config (SMTP_URL). */
   transport?: Transport;
   logger?: FastifyServerOptions['logger'];
+  /** Where the service's own logger writes (default stdout); tests read the log this way. */
+  logStream?: { write(line: string): void };
   /** Apply migrations at start (default true; tests start from an already-migrated database). */
   migrate?: boolean;
 }
@@ -88,15 +91,15 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   const app = Fastify({
     logger: options.logger ?? {
       level: config.logLevel,
-      redact: ['req.headers.authorization', 'req.headers["php-auth-pw"]'],
+      ...(options.logStream ? { stream: options.logStream } : {}),
+      redact: REDACTED_LOG_PATHS,
       // No personal data or credentials in the log: see shared/log.ts.
       serializers: {
-        req: (req) => ({ method: req.method, url: pathForLog(req.url), remoteAddress: req.ip }),
+        req: (req) => ({ method: req.method, url: pathForLog(req as never), remoteAddress: req.ip }),
         err: serializeError,
       },
     },
-    // A hop count is valid at run time though Fastify's types leave it out.
-    trustProxy: config.trustProxy as boolean | string,
+    trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: config.bodyLimit,
     forceCloseConnections: 'idle',
     // What a client may take to send its request (plugins/request-limits.ts, REQUEST_TIMEOUT_MS and

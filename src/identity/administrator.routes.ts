@@ -9,6 +9,11 @@ import * as service from './administrator.service.js';
 
 const tags = ['administrators'];
 const AdminParams = Type.Object({ adminId: IdParam });
+// The rules of administrator-rights.ts, for the API reference.
+const GRANT_RULE = 'A caller who is not a super user grants only privileges they hold, and never `super_user` (403).';
+const MANAGE_RULE =
+  'A caller who is not a super user may not change or delete a super user, nor an administrator holding a privilege ' +
+  'the caller lacks (403, before the body is read).';
 
 export const administratorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const guard = app.requireAuth('settings', 'You are not allowed to manage administrators.');
@@ -39,11 +44,12 @@ export const administratorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         operationId: 'createAdministrator',
         summary: 'Create an administrator',
+        description: GRANT_RULE,
         body: CreateAdministratorBody,
         response: { 201: Administrator, ...errorResponses(400, 403, 409, 422) },
       },
     },
-    async (request, reply) => reply.code(201).send(await service.createAdministrator(app.ctx, request.body)),
+    async (request, reply) => reply.code(201).send(await service.createAdministrator(app.ctx, request.body, callerOf(request))),
   );
 
   app.get(
@@ -65,13 +71,15 @@ export const administratorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/administrators/:adminId',
     {
       onRequest: guard,
+      // The administrator, then whether the caller may change them, before the body (403 before 422).
       preValidation: async (request) => {
-        await service.requireAdministrator(app.ctx, rawPathId(request, 'adminId'));
+        await service.requireManageable(app.ctx, rawPathId(request, 'adminId'), callerOf(request), 'change');
       },
       schema: {
         tags,
         operationId: 'updateAdministrator',
         summary: 'Update an administrator; only the fields (and privilege flags) sent change; `disabled` is ours',
+        description: `${MANAGE_RULE} ${GRANT_RULE} Someone else's new password is told to its administrator by mail.`,
         params: AdminParams,
         body: UpdateAdministratorBody,
         response: { 200: Administrator, ...errorResponses(400, 403, 404, 409, 422) },
@@ -88,12 +96,13 @@ export const administratorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         operationId: 'deleteAdministrator',
         summary: 'Delete an administrator (their sessions end; their lists become owner-less)',
+        description: MANAGE_RULE,
         params: AdminParams,
         response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses(403, 404, 409) },
       },
     },
     async (request, reply) => {
-      await service.deleteAdministrator(app.ctx, request.params.adminId);
+      await service.deleteAdministrator(app.ctx, request.params.adminId, callerOf(request));
       return reply.code(204).send();
     },
   );

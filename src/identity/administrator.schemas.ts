@@ -1,6 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Email, Id, NonBlank, Nullable } from '../shared/schemas.js';
 
+/** New administrator passwords (create, change, reset, ADMIN_PASSWORD for a new one): stored ones of any length still work. */
+export const NEW_PASSWORD_MIN = 12;
+
 export const PRIVILEGES = ['subscribers', 'campaigns', 'statistics', 'settings'] as const;
 export type Privilege = (typeof PRIVILEGES)[number];
 
@@ -37,7 +40,7 @@ export type Administrator = Static<typeof Administrator>;
 export const CreateAdministratorBody = Type.Object(
   {
     login_name: NonBlank({ minLength: 3, maxLength: 255 }),
-    password: NonBlank({ minLength: 6, maxLength: 255 }),
+    password: NonBlank({ minLength: NEW_PASSWORD_MIN, maxLength: 255, description: `${NEW_PASSWORD_MIN} characters or more` }),
     email: Email,
     super_user: Type.Optional(Type.Boolean({ default: false })),
     privileges: Type.Optional(PrivilegesInput),
@@ -49,7 +52,9 @@ export type CreateAdministratorBody = Static<typeof CreateAdministratorBody>;
 export const UpdateAdministratorBody = Type.Object(
   {
     login_name: Type.Optional(Nullable(NonBlank({ minLength: 3, maxLength: 255 }))),
-    password: Type.Optional(Nullable(NonBlank({ minLength: 6, maxLength: 255 }))),
+    password: Type.Optional(
+      Nullable(NonBlank({ minLength: NEW_PASSWORD_MIN, maxLength: 255, description: `${NEW_PASSWORD_MIN} characters or more` })),
+    ),
     email: Type.Optional(Nullable(Email)),
     super_user: Type.Optional(Nullable(Type.Boolean())),
     privileges: Type.Optional(Nullable(PrivilegesInput)),

@@ -1,9 +1,12 @@
 import type { AppContext } from '../context.js';
+import { clientKey } from '../shared/client-address.js';
 import { ConflictError, NotFoundError, TooManyRequestsError, ValidationError } from '../shared/errors.js';
 import { toPage } from '../shared/pagination.js';
+import { assertMayGrant, assertMayManage, rightsOf, type ManageAction, type Rights } from './administrator-rights.js';
 import * as repo from './administrator.repository.js';
 import type { Administrator, CreateAdministratorBody, UpdateAdministratorBody } from './administrator.schemas.js';
 import { hashPassword, verifyPassword } from './password.js';
+import { sendPasswordChangedMail } from './password-changed.mail.js';
 import { clearFailures, deleteSessionsOf, takeLoginAttempt } from './session.repository.js';
 import type { UpdateOwnAccountBody } from './session.schemas.js';
 
@@ -14,6 +17,13 @@ export async function getAdministrator(ctx: AppContext, id: number): Promise<Adm
 export async function requireAdministrator(ctx: AppContext, id: number) {
   const row = await repo.findAdministrator(ctx.db, id);
   if (!row) throw new NotFoundError('Administrator not found.');
+  return row;
+}
+
+/** The administrator `id`, if the caller may change or delete them (administrator-rights.ts); 404, then 403. */
+export async function requireManageable(ctx: AppContext, id: number, caller: Rights, action: ManageAction) {
+  const row = await requireAdministrator(ctx, id);
+  assertMayManage(caller, rightsOf(row), action);
   return row;
 }
 
@@ -31,7 +41,9 @@ async function assertUnique(ctx: AppContext, loginName?: string | null, email?: 
   }
 }
 
-export async function createAdministrator(ctx: AppContext, body: CreateAdministratorBody): Promise<Administrator> {
+/** Creates an administrator; a caller who is not a super user grants only what they hold (403). */
+export async function createAdministrator(ctx: AppContext, body: CreateAdministratorBody, caller: Rights): Promise<Administrator> {
+  assertMayGrant(caller, body);
   const loginName = body.login_name.trim();
   await assertUnique(ctx, loginName, body.email);
   const row = await repo.insertAdministrator(ctx.db, {
@@ -48,10 +60,23 @@ export async function createAdministrator(ctx: AppContext, body: CreateAdministr
 /**
  * Changes only what is sent: absent or null fields stay as they are, and only the privilege flags present in
  * `privileges` change (phpList resets the others; ../shared/api/DECISIONS.md § Authentication and authorization). A new
- * password ends the administrator's other sessions. Disabling (ours) ends all their sessions; nobody disables themself,
- * nor the last enabled super user.
+ * password ends the administrator's other sessions, and tells them by mail when someone else set it. Disabling (ours)
+ * ends all their sessions; nobody disables themself, nor the last enabled super user. A caller who is not a super user
+ * changes only administrators within their own rights and grants only what they hold (administrator-rights.ts).
  */
 export async function updateAdministrator(
+  ctx: AppContext,
+  id: number,
+  body: UpdateAdministratorBody,
+  caller: { id: number; sessionId: number } & Rights,
+): Promise<Administrator> {
+  await requireManageable(ctx, id, caller, 'change');
+  assertMayGrant(caller, body);
+  return applyUpdate(ctx, id, body, caller);
+}
+
+/** The update itself, once the caller's rights are settled (by updateAdministrator, or as their own account). */
+async function applyUpdate(
   ctx: AppContext,
   id: number,
   body: UpdateAdministratorBody,
@@ -80,12 +105,19 @@ export async function updateAdministrator(
     return updated;
   });
   if (!row) throw new NotFoundError('Administrator not found.');
+  if (passwordHash && id !== caller.id) {
+    const by = await repo.findAdministrator(ctx.db, caller.id);
+    await sendPasswordChangedMail(ctx, row, by?.loginName ?? `#${caller.id}`);
+  }
   return repo.toAdministrator(row);
 }
 
-/** Deletes an administrator; their sessions go with them, lists they own become owner-less. */
-export async function deleteAdministrator(ctx: AppContext, id: number): Promise<void> {
-  const row = await requireAdministrator(ctx, id);
+/**
+ * Deletes an administrator; their sessions go with them, lists they own become owner-less. A caller who is not a
+ * super user deletes only administrators within their own rights.
+ */
+export async function deleteAdministrator(ctx: AppContext, id: number, caller: Rights): Promise<void> {
+  const row = await requireManageable(ctx, id, caller, 'delete');
   if (row.superUser && !row.disabled) await assertAnotherSuperUser(ctx, id, 'The last super user cannot be deleted.');
   await repo.deleteAdministrator(ctx.db, id);
 }
@@ -111,12 +143,13 @@ export async function updateOwnAccount(
 ): Promise<Administrator> {
   const row = await requireAdministrator(ctx, id);
   const { loginMaxFailures: max, loginFailureWindow: window } = ctx.config;
-  const { attempt, retryAfter } = await takeLoginAttempt(ctx.db, row.loginName, caller.clientIp, window, max);
+  const clientIp = clientKey(caller.clientIp);
+  const { attempt, retryAfter } = await takeLoginAttempt(ctx.db, row.loginName, clientIp, window, max);
   if (attempt === null) throw new TooManyRequestsError('Too many wrong current passwords. Try again later.', retryAfter);
   if (!(await verifyPassword(body.current_password, row.passwordHash))) {
     ctx.log.info({ event: 'own_account_password_failed' }, 'wrong current password on PUT /sessions/me');
     throw ValidationError.field('current_password', 'The current password is not right.');
   }
-  await clearFailures(ctx.db, attempt, row.loginName, caller.clientIp);
-  return updateAdministrator(ctx, id, { email: body.email, password: body.password }, { id, sessionId: caller.sessionId });
+  await clearFailures(ctx.db, attempt, id, row.loginName, clientIp);
+  return applyUpdate(ctx, id, { email: body.email, password: body.password }, { id, sessionId: caller.sessionId });
 }

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import * as repo from './administrator.repository.js';
-import { hashPassword } from './password.js';
+import { StartupError } from '../db/data-dir.js';
+import { NEW_PASSWORD_MIN } from './administrator.schemas.js';
+import { hashPassword, verifyPassword } from './password.js';
 
 export type BootstrapResult = { kind: 'unchanged' } | { kind: 'configured'; login: string } | { kind: 'generated'; login: string; password: string };
 
@@ -15,8 +17,9 @@ const ALL_PRIVILEGES = { subscribers: true, campaigns: true, statistics: true, s
 export async function ensureFirstAdministrator(ctx: AppContext): Promise<BootstrapResult> {
   const { login, password, email } = ctx.config.admin;
   if (login) {
-    const passwordHash = await hashPassword(password);
     const existing = await repo.findAdministratorByLogin(ctx.db, login);
+    await assertNewPasswordLongEnough(password, existing);
+    const passwordHash = await hashPassword(password);
     if (existing) {
       await repo.updateAdministrator(ctx.db, existing.id, {
         passwordHash,
@@ -48,4 +51,20 @@ export async function ensureFirstAdministrator(ctx: AppContext): Promise<Bootstr
     ...repo.privilegeColumns(ALL_PRIVILEGES),
   });
   return { kind: 'generated', login: 'admin', password: generated };
+}
+
+/**
+ * ADMIN_PASSWORD must have NEW_PASSWORD_MIN characters when it sets a password: for a new administrator, or one whose
+ * stored password it is not. The one an existing administrator already has keeps working whatever its length (the
+ * configuration checks 8), so an installation started with a shorter one still starts. Exit 78, as for the
+ * configuration.
+ */
+async function assertNewPasswordLongEnough(password: string, existing: { passwordHash: string } | undefined): Promise<void> {
+  if (password.length >= NEW_PASSWORD_MIN) return;
+  if (existing && (await verifyPassword(password, existing.passwordHash))) return;
+  throw new StartupError(
+    `ADMIN_PASSWORD must have ${NEW_PASSWORD_MIN} characters or more to set a new password ` +
+      `(an existing administrator's current password of 8 or more still works).`,
+    78,
+  );
 }

@@ -6,6 +6,7 @@
 export { loginNameOf } from './administrator-login.js';
 export { toAdministrator } from './administrator.repository.js';
 export type { AdministratorRow } from './administrator.repository.js';
+export type { Rights } from './administrator-rights.js';
 export { Administrator } from './administrator.schemas.js';
 export type { Privilege } from './administrator.schemas.js';
 export { ensureFirstAdministrator } from './bootstrap.js';

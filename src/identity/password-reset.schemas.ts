@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Email, NonBlank } from '../shared/schemas.js';
+import { NEW_PASSWORD_MIN } from './administrator.schemas.js';
 
 /** Reference §5.4. */
 export const ResetRequestBody = Type.Object(
@@ -17,7 +18,7 @@ export type ValidateTokenBody = Static<typeof ValidateTokenBody>;
 export const ResetPasswordBody = Type.Object(
   {
     token: NonBlank({ description: 'The token from the password reset mail' }),
-    new_password: NonBlank({ minLength: 8, maxLength: 255, description: 'The new password, 8 characters or more' }),
+    new_password: NonBlank({ minLength: NEW_PASSWORD_MIN, maxLength: 255, description: `The new password, ${NEW_PASSWORD_MIN} characters or more` }),
   },
   { additionalProperties: false },
 );

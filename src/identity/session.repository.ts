@@ -1,7 +1,7 @@
 import { and, eq, lt, ne, sql } from 'drizzle-orm';
 import { queryRows, type AppDb, type Executor } from '../db/client.js';
 import { bool, int, intOrNull, num, type Row } from '../db/row.js';
-import { loginFailures, sessions } from '../db/schema/index.js';
+import { loginFailures, loginKnownClients, sessions } from '../db/schema/index.js';
 
 export async function insertSession(db: Executor, administratorId: number, keyHash: string, expiresAt: Date) {
   const [row] = await db.insert(sessions).values({ administratorId, keyHash, expiresAt }).returning();
@@ -80,11 +80,20 @@ export async function takeLoginAttempt(db: Executor, loginName: string, clientIp
   return taken!;
 }
 
-/** After a right password: the attempt was no failure, and neither were this address's earlier ones for this name. */
-export async function clearFailures(db: Executor, attempt: number, loginName: string, clientIp: string) {
+/**
+ * After a right password: the attempt was no failure, and neither were this address's earlier ones for this name;
+ * and the address is one this administrator uses (the throttle spares it the login's own budget).
+ */
+export async function clearFailures(db: Executor, attempt: number, administratorId: number, loginName: string, clientIp: string) {
   await db
     .delete(loginFailures)
     .where(
       sql`${loginFailures.id} = ${attempt} or (lower(${loginFailures.loginName}) = lower(${loginName}) and ${loginFailures.clientIp} = ${clientIp})`,
     );
+  await db
+    .insert(loginKnownClients)
+    .values({ administratorId, clientIp })
+    .onConflictDoUpdate({ target: [loginKnownClients.administratorId, loginKnownClients.clientIp], set: { lastSuccessAt: sql`now()` } });
+  // The routine looks 180 days back; older rows are of no use (a small table: administrators × their addresses).
+  await db.delete(loginKnownClients).where(lt(loginKnownClients.lastSuccessAt, sql`now() - interval '180 days'`));
 }

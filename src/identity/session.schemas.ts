@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Email, Id, IdParam, NonBlank } from '../shared/schemas.js';
+import { NEW_PASSWORD_MIN } from './administrator.schemas.js';
 
 export const LoginBody = Type.Object(
   {
@@ -28,7 +29,9 @@ export const UpdateOwnAccountBody = Type.Object(
   {
     current_password: NonBlank({ maxLength: 255, description: 'The password the administrator has now' }),
     email: Type.Optional(Email),
-    password: Type.Optional(NonBlank({ minLength: 6, maxLength: 255, description: 'The new password' })),
+    password: Type.Optional(
+      NonBlank({ minLength: NEW_PASSWORD_MIN, maxLength: 255, description: `The new password, ${NEW_PASSWORD_MIN} characters or more` }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { CampaignParams, requireCampaign } from '../messaging/index.js';
+import { callerOf } from '../plugins/auth.js';
 import { rawPathId } from '../plugins/http.js';
 import { errorResponses } from '../shared/schemas.js';
 import { campaignChecks } from './campaign-checks.js';
@@ -29,13 +30,15 @@ export const campaignPreviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: "The campaign rendered for one subscriber by the sender's composer (ours)",
         description:
           'Placeholders filled, template applied, links as written (no tracked links stored), no open pixel; nothing ' +
-          'is sent or recorded. Give `subscriber_id` or `email` (422 for both or neither); 404 `Subscriber not found.`',
+          'is sent or recorded. Give `subscriber_id` or `email`, or `sample: true` (422 for none or several); 404 ' +
+          '`Subscriber not found.` A real subscriber needs the `subscribers` privilege as well (403; their uid, ' +
+          'attributes and working links are theirs); the sample shows sample values and links that do not work.',
         params: CampaignParams,
         body: PreviewBody,
         response: { 200: Preview, ...errorResponses(403, 404, 409, 422) },
       },
     },
-    async (request) => previewCampaign(app.ctx, request.params.messageId, request.body),
+    async (request) => previewCampaign(app.ctx, request.params.messageId, request.body, callerOf(request)),
   );
 
   app.get(

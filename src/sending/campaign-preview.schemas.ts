@@ -1,18 +1,19 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Email, Id, Nullable, StringEnum } from '../shared/schemas.js';
 
-/** `POST /campaigns/{id}/preview`: whom to render it for, by id or by address (exactly one). */
+/** `POST /campaigns/{id}/preview`: whom to render it for, by id or by address, or a sample subscriber (exactly one). */
 export const PreviewBody = Type.Object(
   {
     subscriber_id: Type.Optional(Id),
     email: Type.Optional(Email),
+    sample: Type.Optional(Type.Boolean({ description: 'true: sample values for every placeholder, links that do not work' })),
   },
   { additionalProperties: false },
 );
 export type PreviewBody = Static<typeof PreviewBody>;
 
 export const Preview = Type.Object({
-  subscriber: Type.Object({ id: Id, email: Type.String() }),
+  subscriber: Type.Union([Type.Object({ id: Id, email: Type.String() }), Type.Null()], { description: 'null for the sample preview' }),
   subject: Type.String(),
   from: Type.String({ description: 'The From header as the mail carries it (`Name <addr>`)' }),
   reply_to: Nullable(Type.String()),

@@ -1,19 +1,20 @@
 import { simpleParser, type AddressObject } from 'mailparser';
 import type { AppContext } from '../context.js';
 import { requireCampaign } from '../messaging/index.js';
-import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
-import { findSubscriberId } from '../subscription/index.js';
+import type { Rights } from '../identity/index.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { findSubscriberId, loadDefinitionsWithOptions } from '../subscription/index.js';
 import type { Preview, PreviewBody } from './campaign-preview.schemas.js';
-import { CompileError, compileCampaign, loadRecipients, RecipientError } from './compose/index.js';
+import { CompileError, compileCampaign, loadRecipients, RecipientError, type RecipientData } from './compose/index.js';
+import { normaliseName } from './compose/placeholders.js';
 
 export const PREVIEW_SUBSCRIBER_NOT_FOUND = 'Subscriber not found.';
-const ONE_OF = 'Give either subscriber_id or email.';
+const ONE_OF = 'Give one of subscriber_id, email or sample: true.';
+export const PREVIEW_NEEDS_SUBSCRIBERS =
+  'Previewing for a real subscriber needs the subscribers privilege (it shows their data and working links); preview with sample values instead.';
 
 /** The subscriber a preview is for, by id or address (case-insensitive, on the lower(email) index). */
 async function findSubscriber(ctx: AppContext, body: PreviewBody): Promise<number> {
-  if ((body.subscriber_id === undefined) === (body.email === undefined)) {
-    throw new ValidationError({ subscriber_id: [ONE_OF], email: [ONE_OF] });
-  }
   const id = await findSubscriberId(ctx.db, body.subscriber_id !== undefined ? { id: body.subscriber_id } : { email: body.email!.trim() });
   if (id === undefined) throw new NotFoundError(PREVIEW_SUBSCRIBER_NOT_FOUND);
   return id;
@@ -27,14 +28,19 @@ const addressText = (value: AddressObject | AddressObject[] | undefined) =>
  * mail parsed back), so the preview cannot drift from what is sent. Links stay as written: nothing is stored in
  * `links`, no open pixel is added, no delivery, event or counter is touched.
  */
-export async function previewCampaign(ctx: AppContext, campaignId: number, body: PreviewBody): Promise<Preview> {
+export async function previewCampaign(ctx: AppContext, campaignId: number, body: PreviewBody, caller: Rights): Promise<Preview> {
   await requireCampaign(ctx, campaignId);
-  const subscriberId = await findSubscriber(ctx, body);
-  const [recipient] = await loadRecipients(ctx, [subscriberId]);
+  const sample = body.sample === true;
+  if ([body.subscriber_id !== undefined, body.email !== undefined, sample].filter(Boolean).length !== 1) {
+    throw new ValidationError({ subscriber_id: [ONE_OF], email: [ONE_OF], sample: [ONE_OF] });
+  }
+  // A real subscriber's preview shows their uid, attributes and working links: their data, so that privilege's.
+  if (!sample && !caller.superUser && !caller.privileges.subscribers) throw new ForbiddenError(PREVIEW_NEEDS_SUBSCRIBERS);
+  const recipient = sample ? await sampleRecipient(ctx) : (await loadRecipients(ctx, [await findSubscriber(ctx, body)]))[0];
   if (!recipient) throw new NotFoundError(PREVIEW_SUBSCRIBER_NOT_FOUND);
   let compiled;
   try {
-    compiled = await compileCampaign(ctx, campaignId, { preview: true });
+    compiled = await compileCampaign(ctx, campaignId, { preview: true, sample });
   } catch (err) {
     if (err instanceof CompileError) throw new ConflictError(`The campaign cannot be composed: ${err.message}`);
     throw err;
@@ -49,12 +55,36 @@ export async function previewCampaign(ctx: AppContext, campaignId: number, body:
   // Inline (cid:) images come back as data: URIs, so the preview shows them without a request to the service.
   const mail = await simpleParser(Buffer.concat(rendered.message.raw));
   return {
-    subscriber: { id: recipient.subscriberId, email: recipient.email },
+    subscriber: sample ? null : { id: recipient.subscriberId, email: recipient.email },
     subject: mail.subject ?? '',
     from: addressText(mail.from) ?? '',
     reply_to: addressText(mail.replyTo),
     format: rendered.format,
     html: rendered.format === 'html' && typeof mail.html === 'string' ? mail.html : null,
     text: (mail.text ?? '').replace(/\n$/, ''),
+  };
+}
+
+/**
+ * Nobody's data: a sample subscriber whose attributes show each definition's default value, else its first option,
+ * else its name, so the placeholders can be seen filled in. Links are made unusable by compileCampaign (`sample`).
+ */
+async function sampleRecipient(ctx: AppContext): Promise<RecipientData> {
+  const definitions = await loadDefinitionsWithOptions(ctx.db);
+  const attributes = new Map(definitions.map((d) => [normaliseName(d.name), d.defaultValue || d.options[0]?.name || d.name]));
+  const now = new Date();
+  return {
+    subscriberId: 0,
+    uniqueId: '0123456789abcdef0123456789abcdef',
+    email: 'sample.subscriber@example.com',
+    htmlEmail: true,
+    confirmed: true,
+    blacklisted: false,
+    disabled: false,
+    bounceCount: 0,
+    createdAt: now,
+    updatedAt: now,
+    attributes,
+    lists: ['Sample list'],
   };
 }

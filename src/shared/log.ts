@@ -31,17 +31,56 @@ export function serializeError(value: Error): { type: string; message: string; s
   };
 }
 
-/**
- * A request path fit for the log: no query string (it can carry e-mail addresses and subscriber ids), and the
- * segments that name a person or carry a credential cut out — an address in the blacklist routes, the signed
- * tokens of unsubscribe and tracked links.
+/*
+ * What a request line says of its path. No query string ever (it carries e-mail addresses, subscriber uids, tracking
+ * `u=`, tokens). Of a route's path parameters only those its schema declares integer (ids) are written; every other
+ * parameter (a link token, a uid, an address, a file name) shows as its name, `:token`, whatever the route: a new route
+ * with a credential in its path cannot forget to hide it. A path that matched no route keeps only its segments that
+ * cannot be a credential (digits, lower-case words), the rest cut to `…`.
  */
-export function pathForLog(url: string): string {
-  return (url.split('?')[0] ?? '')
-    .replace(/(\/blacklist\/(?:check|info|remove)\/)[^/]+/, '$1…')
-    .replace(/(\/unsubscribe\/)[^/]+/, '$1…')
-    .replace(/^(\/lt\/)[^/]+/, '$1…');
+
+interface LoggedRequest {
+  readonly url: string;
+  readonly params?: unknown;
+  readonly routeOptions?: { readonly url?: string; readonly schema?: { readonly params?: unknown } };
 }
+
+/** Names of the path parameters a route's schema declares integer: the only ones written into the log. */
+function integerParams(schema: unknown): ReadonlySet<string> {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties ?? {};
+  return new Set(Object.entries(properties).flatMap(([name, field]) => (field.type === 'integer' ? [name] : [])));
+}
+
+/** A request's path fit for the log (see above). */
+export function pathForLog(request: LoggedRequest): string {
+  const pattern = request.routeOptions?.url;
+  const path = request.url.split('?')[0] ?? '';
+  if (!pattern) return unmatchedPath(path);
+  const ints = integerParams(request.routeOptions?.schema?.params);
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  return pattern.replace(/:([A-Za-z0-9_]+)/g, (whole, name: string) => {
+    const value = params[name];
+    return ints.has(name) && /^\d+$/.test(String(value)) ? String(value) : whole;
+  });
+}
+
+/** Digits, a lower-case word (`subscribe-pages`, `favicon.ico`) or the API version: never a token or a uid. */
+const HARMLESS_SEGMENT = /^(?:\d+|[a-z][a-z._-]{0,63}|v\d)$/;
+
+function unmatchedPath(path: string): string {
+  return path
+    .split('/')
+    .map((segment) => (segment === '' || HARMLESS_SEGMENT.test(segment) ? segment : '…'))
+    .join('/');
+}
+
+/** Body fields and headers that carry a credential, wherever a log call puts them (pino's redact paths). */
+export const REDACTED_LOG_PATHS = [
+  'req.headers.authorization',
+  'req.headers["php-auth-pw"]',
+  'req.headers.cookie',
+  ...['password', 'new_password', 'current_password', 'key', 'token', 'uid'].flatMap((name) => [name, `*.${name}`]),
+];
 
 /**
  * Fastify logs every request twice at `info` (received, then completed). One line, written when the answer is
@@ -50,6 +89,11 @@ export function pathForLog(url: string): string {
 export class OneLinePerRequest extends LogController {
   override incomingRequest(): void {
     // Left out: the completed line carries the request too.
+  }
+
+  /** Fastify's own line names the raw URL, query string included. */
+  override routeNotFound(request: FastifyRequest): void {
+    request.log.info({ req: request }, 'route not found');
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {

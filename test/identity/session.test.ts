@@ -114,18 +114,22 @@ describe('POST /api/v2/sessions', () => {
     }
   });
 
-  test('repeated failures for one login name are 429 with Retry-After from an address that failed; another passes', async () => {
+  test('repeated failures for one login name are 429 with Retry-After; an address the administrator used passes', async () => {
     await createAdmin(t.db, { loginName: 'target', password: 'Bazinga!' });
     const attempt = (password: string, remoteAddress: string) =>
       t.inject({ method: 'POST', url: '/api/v2/sessions', payload: { login_name: 'target', password }, remoteAddress });
+    // Issue 23: a fresh address no longer gets a check of its own (that let rotating addresses guess without limit);
+    // the administrator's own address, one they have signed in from, does.
+    assert.equal((await attempt('Bazinga!', '10.1.0.99')).statusCode, 201);
     for (let i = 0; i < 3; i++) assert.equal((await attempt(`guess${i}`, `10.1.0.${i}`)).statusCode, 401);
     const blocked = await attempt('Bazinga!', '10.1.0.0');
     assert.equal(blocked.statusCode, 429);
     assert.deepEqual(blocked.json(), { message: 'Too many failed login attempts. Try again later.' });
     const retryAfter = Number(blocked.headers['retry-after']);
     assert.ok(retryAfter > 0 && retryAfter <= t.config.loginFailureWindow, `Retry-After ${retryAfter}`);
-    // An address without failures still gets its password checked: the administrator is not locked out.
+    // The address they use still gets its password checked: the administrator is not locked out.
     assert.equal((await attempt('Bazinga!', '10.1.0.99')).statusCode, 201);
+    assert.equal((await attempt('Bazinga!', '10.1.0.98')).statusCode, 429, 'a fresh address spends the login’s budget');
     assert.equal((await attempt('Bazinga!', '10.1.0.1')).statusCode, 429);
   });
 
@@ -150,6 +154,9 @@ describe('POST /api/v2/sessions: the throttle under parallel attempts (LOGIN_MAX
       await createAdmin(app.db, { loginName: 'besieged', password: 'Right-Password-1' });
       const attempt = (password: string, remoteAddress: string) =>
         app.inject({ method: 'POST', url: '/api/v2/sessions', payload: { login_name: 'besieged', password }, remoteAddress });
+      // The administrator has signed in from their own address before (issue 23: only such an address is spared
+      // the login's budget).
+      assert.equal((await attempt('Right-Password-1', '198.51.100.7')).statusCode, 201);
       const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => attempt(`wrong-${i}`, '203.0.113.66')));
       const codes = answers.map((r) => r.statusCode);
       assert.equal(codes.filter((c) => c === 401).length, 10, codes.join(' '));

@@ -94,7 +94,8 @@ describe('POST /api/v2/campaigns/{messageId}/preview', () => {
     assert.equal(neither.statusCode, 422);
     assert.deepEqual(neither.json(), {
       message: 'Validation failed',
-      errors: { subscriber_id: ['Give either subscriber_id or email.'], email: ['Give either subscriber_id or email.'] },
+      // A third way since issue 23: sample values.
+      errors: Object.fromEntries(['subscriber_id', 'email', 'sample'].map((f) => [f, ['Give one of subscriber_id, email or sample: true.']])),
     });
     const both = await preview(campaign.id, { subscriber_id: sub.id, email: sub.email });
     assert.equal(both.statusCode, 422);

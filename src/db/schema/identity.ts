@@ -51,12 +51,30 @@ export const loginFailures = pgTable(
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     loginName: text('login_name').notNull(),
     clientIp: text('client_ip').notNull(),
+    /** Failed from an address that had signed in as this login before: not counted in the login's own budget. */
+    fromKnownClient: boolean('from_known_client').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     index('login_failures_login_name_idx').on(sql`lower(${t.loginName})`, t.createdAt),
     index('login_failures_client_ip_idx').on(t.clientIp, t.createdAt),
   ],
+);
+
+/**
+ * Client addresses (an IPv6 address by its /64) an administrator has given the right password from: the login
+ * throttle (routine 045_login_attempt.sql) does not hold the login's own failure budget against them.
+ */
+export const loginKnownClients = pgTable(
+  'login_known_clients',
+  {
+    administratorId: integer('administrator_id')
+      .notNull()
+      .references(() => administrators.id, { onDelete: 'cascade' }),
+    clientIp: text('client_ip').notNull(),
+    lastSuccessAt: timestamp('last_success_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.administratorId, t.clientIp] })],
 );
 
 export const passwordResetTokens = pgTable(

@@ -148,7 +148,7 @@ export const KNOWN_PLACEHOLDERS: ReadonlySet<string> = new Set([...Object.keys(S
 export async function compileCampaign(
   ctx: AppContext,
   campaignId: number,
-  options: { test?: boolean; forward?: ForwardCopy; preview?: boolean } = {},
+  options: { test?: boolean; forward?: ForwardCopy; preview?: boolean; sample?: boolean } = {},
 ): Promise<CompiledCampaign> {
   const { forward, preview } = options;
   const campaign = await findCampaign(ctx.db, campaignId);
@@ -196,8 +196,18 @@ export async function compileCampaign(
     preferencesUrl: preferencesUrlMaker(ctx),
     forwardUrl: forwardUrlMaker(ctx, campaignId),
     confirmationUrl: (uniqueId) => confirmationLink(ctx, uniqueId),
+    // The preview with sample values: links that show where they go and can never work (`.invalid` never resolves).
+    ...(options.sample ? SAMPLE_LINKS : {}),
   });
 }
+
+const sampleLink = (what: string) => () => `https://sample.invalid/${what}`;
+const SAMPLE_LINKS = {
+  unsubscribeUrl: sampleLink('unsubscribe'),
+  preferencesUrl: sampleLink('preferences'),
+  forwardUrl: sampleLink('forward'),
+  confirmationUrl: sampleLink('confirm'),
+};
 
 interface ComposedBodies {
   /** Null for a text-only campaign. */

@@ -93,11 +93,11 @@ function PasswordForm({ throttle }: { throttle: Throttle }) {
       <CurrentPassword value={currentPassword} onChange={setCurrentPassword} />
       <label>
         New password
-        <input type="password" autoComplete="new-password" required minLength={6} value={password} onChange={(e) => setPassword(e.target.value)} />
+        <input type="password" autoComplete="new-password" required minLength={12} value={password} onChange={(e) => setPassword(e.target.value)} />
       </label>
       <label>
         New password again
-        <input type="password" autoComplete="new-password" required minLength={6} value={repeat} onChange={(e) => setRepeat(e.target.value)} />
+        <input type="password" autoComplete="new-password" required minLength={12} value={repeat} onChange={(e) => setRepeat(e.target.value)} />
       </label>
       <div>
         <button type="submit" className="button primary" disabled={action.busy || throttle.seconds > 0}>

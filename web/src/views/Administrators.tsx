@@ -165,7 +165,7 @@ function EditAdministrator({ admin, onClose, onSaved }: { admin: Administrator |
           type="password"
           autoComplete="new-password"
           required={!admin}
-          minLength={6}
+          minLength={12}
           value={password}
           onChange={(e) => setPassword(e.target.value)}
         />

@@ -9,7 +9,7 @@ type Width = 'desktop' | 'phone';
 /**
  * The campaign as one subscriber gets it, rendered by the API with the sender's composer. The HTML goes into an
  * iframe with `sandbox=""` (no scripts, no forms, an opaque origin: nothing it loads carries the console's
- * credentials, which live in a header anyway) through `srcdoc`, under PREVIEW_POLICY; the text part is shown beside
+ * credentials, which live in a header anyway) through `srcdoc`, under PREVIEW_POLICY_CONTENT; the text part is shown beside
  * it.
  */
 
@@ -18,17 +18,27 @@ type Width = 'desktop' | 'phone';
  * images into those). Nothing else, so a remote image or a campaign's own URL on the service (an unsubscribe image, a
  * pixel someone pasted) is never fetched by previewing, and scripts are refused twice over.
  */
-const PREVIEW_POLICY = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'">`;
+const PREVIEW_POLICY_CONTENT = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'";
 
-/** The campaign's HTML with PREVIEW_POLICY first in its head (a policy in a meta counts only there). */
+/**
+ * The campaign's HTML with PREVIEW_POLICY first in its head (a policy in a meta counts only there). Where the head is
+ * is the HTML parser's to say, not a search for `<head` (which also finds one in a comment, a title or an
+ * attribute): the browser's own parser reads the document, the policy goes first into the head it made, and the
+ * document is written out again, so the frame parses the policy before anything else of the campaign's.
+ */
 export function withPreviewPolicy(html: string): string {
-  const head = /<head(\s[^>]*)?>/i.exec(html);
-  if (head) return html.slice(0, head.index + head[0].length) + PREVIEW_POLICY + html.slice(head.index + head[0].length);
-  // No head: before everything but a doctype, where the parser opens the implied head for it.
-  const doctype = /^\s*<!doctype[^>]*>/i.exec(html);
-  const at = doctype ? doctype[0].length : 0;
-  return html.slice(0, at) + PREVIEW_POLICY + html.slice(at);
+  const doc = new DOMParser().parseFromString(html, 'text/html');
+  const policy = doc.createElement('meta');
+  policy.httpEquiv = 'Content-Security-Policy';
+  policy.content = PREVIEW_POLICY_CONTENT;
+  doc.head.prepend(policy);
+  // What stands beside the root element is kept too: the doctype (so the frame renders in the mode the campaign
+  // asked for) and comments.
+  return Array.from(doc.childNodes, (node) =>
+    node instanceof Element ? node.outerHTML : node instanceof Comment ? `<!--${node.data}-->` : new XMLSerializer().serializeToString(node),
+  ).join('');
 }
+
 export function PreviewPanel({ campaignId, version }: { campaignId: number; version: number }) {
   const { admin } = useAuth();
   const maySearch = can(admin, 'subscribers');
@@ -38,20 +48,20 @@ export function PreviewPanel({ campaignId, version }: { campaignId: number; vers
   const [width, setWidth] = useState<Width>('desktop');
   const action = useAction();
 
-  const show = async (who: { email: string } | { subscriber_id: number }) =>
+  const show = async (who: { email: string } | { subscriber_id: number } | { sample: true }) =>
     action.run(async () => {
       const answer = await unwrap(api.POST('/api/v2/campaigns/{messageId}/preview', { params: { path: { messageId: campaignId } }, body: who }));
       setPreview({ ...answer, version });
       setMatches(null);
-      setEmail(answer.subscriber.email);
+      if (answer.subscriber) setEmail(answer.subscriber.email);
     });
 
   const find = async (event: FormEvent) => {
     event.preventDefault();
     const value = email.trim();
     if (!value) return;
-    // A whole address: preview for it at once. Part of one: find the subscribers it matches (needs that privilege).
-    if (value.includes('@') || !maySearch) return void show({ email: value });
+    // A whole address: preview for it at once. Part of one: find the subscribers it matches.
+    if (value.includes('@')) return void show({ email: value });
     await action.run(async () => {
       const page = await unwrap(api.GET('/api/v2/subscribers', { params: { query: { find_column: 'email', find_value: value, limit: 8 } } }));
       setMatches(page.items.map((s) => ({ id: s.id, email: s.email })));
@@ -61,15 +71,24 @@ export function PreviewPanel({ campaignId, version }: { campaignId: number; vers
   return (
     <section className="card stack" aria-labelledby="preview-title" data-testid="preview">
       <h2 id="preview-title">Preview</h2>
-      <form className="row" role="search" onSubmit={(e) => void find(e)}>
-        <label>
-          Preview for subscriber (e-mail{maySearch ? ' or part of it' : ''})
-          <input type="search" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" required />
-        </label>
-        <button type="submit" className="button" disabled={action.busy}>
-          {maySearch ? 'Find / preview' : 'Preview'}
+      {/* A real subscriber's preview shows their data and working links: the API asks for `subscribers` too. */}
+      {maySearch && (
+        <form className="row" role="search" onSubmit={(e) => void find(e)}>
+          <label>
+            Preview for subscriber (e-mail or part of it)
+            <input type="search" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" required />
+          </label>
+          <button type="submit" className="button" disabled={action.busy}>
+            Find / preview
+          </button>
+        </form>
+      )}
+      <div className="row">
+        <button type="button" className="button" disabled={action.busy} onClick={() => void show({ sample: true })}>
+          Preview with sample values
         </button>
-      </form>
+        {!maySearch && <p className="muted small">Previewing for a real subscriber needs the subscribers privilege.</p>}
+      </div>
       {action.error && <Notice kind="error">{action.error}</Notice>}
       {matches && (
         <div>
@@ -93,7 +112,7 @@ export function PreviewPanel({ campaignId, version }: { campaignId: number; vers
           {preview.version !== version && <Notice>The campaign was saved since this preview; preview again to see the changes.</Notice>}
           <dl className="facts">
             <dt>To</dt>
-            <dd>{preview.subscriber.email}</dd>
+            <dd>{preview.subscriber ? preview.subscriber.email : 'A sample subscriber (sample values, links that do not work)'}</dd>
             <dt>From</dt>
             <dd>{preview.from}</dd>
             {preview.reply_to && (
@@ -117,7 +136,7 @@ export function PreviewPanel({ campaignId, version }: { campaignId: number; vers
               <div className="preview-html">
                 <h3>HTML</h3>
                 <iframe
-                  title={`HTML preview for ${preview.subscriber.email}`}
+                  title={`HTML preview for ${preview.subscriber ? preview.subscriber.email : 'a sample subscriber'}`}
                   sandbox=""
                   srcDoc={withPreviewPolicy(preview.html)}
                   className={`preview-frame ${width}`}
