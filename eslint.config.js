@@ -9,17 +9,32 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
  * only through its index.ts; app.ts (with server.ts and worker.ts, the composition root at src/*.ts) may also
  * import an area's *.routes.ts to register it. shared/, db/, plugins/, config.ts and context.ts are
  * infrastructure that every area imports directly.
+ *
+ * The areas are in one order, lowest first: an area imports only areas before it, so no two areas reach each other
+ * and there is no run-time cycle between areas (import-x/no-cycle sees file cycles only). System mail and its queue
+ * are the floor; administrators above them; subscribers and their lists below segments, which select them;
+ * messaging (campaigns, templates, bounces) below the sender; tracking reads what was sent; public, the pages a
+ * subscriber opens, is the top and calls the others through their doors.
  */
-const AREAS = ['identity', 'subscription', 'public', 'tracking', 'segments', 'mail', 'sending', 'messaging'];
-const EXTRA_DOORS = {};
+const AREAS = ['mail', 'identity', 'subscription', 'segments', 'messaging', 'sending', 'tracking', 'public'];
 const areaZones = (areas) =>
-  areas.flatMap((area) => {
+  areas.flatMap((area, rank) => {
     const message = `Import what ${area}/ offers from src/${area}/index.ts.`;
     const from = `src/${area}/**/*`;
-    const doors = [`**/src/${area}/index.ts`, ...(EXTRA_DOORS[area] ?? [])];
+    const doors = [`**/src/${area}/index.ts`];
+    const above = areas.slice(rank + 1);
     return [
       { target: [`src/!(${area})/**/*`], from, except: doors, message },
       { target: ['src/*.ts'], from, except: [...doors, `**/src/${area}/*.routes.ts`], message },
+      ...(above.length > 0
+        ? [
+            {
+              target: [`src/${area}/**/*`],
+              from: above.map((higher) => `src/${higher}/**/*`),
+              message: `${area}/ may import only the areas below it (${areas.slice(0, rank).join(', ') || 'none'}): order in eslint.config.js.`,
+            },
+          ]
+        : []),
     ];
   });
 
