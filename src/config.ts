@@ -58,6 +58,8 @@ export const EnvSchema = Type.Object({
   PREFERENCES_LINK_DAYS: Type.Integer({ minimum: 0, maximum: 36_500, default: 365 }),
   PREFERENCES_CLIENT_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 60 }),
   SUBSCRIBE_PAGE_CLIENT_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 10 }),
+  // Whether a subscriber created without saying (import, console, sign-up form) gets HTML mail (html_email).
+  SUBSCRIBER_HTML_DEFAULT: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   TRACKING_FLUSH_MS: Type.Integer({ minimum: 5, maximum: 10_000, default: 50 }),
   TRACKING_MACHINE_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 2 }),
   TRACKING_RATE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 20 }),
@@ -134,6 +136,11 @@ export interface Config {
   readonly preferences: PreferencesConfig;
   /** Sign-ups one client address may post to the public subscribe pages in 10 minutes (more → 429). */
   readonly subscribePageClientLimit: number;
+  /**
+   * SUBSCRIBER_HTML_DEFAULT: `html_email` of a subscriber created without one given (import, console, sign-up form;
+   * `POST /subscribers` keeps phpList's false). Read through subscription's newSubscriberHtmlEmail().
+   */
+  readonly subscriberHtmlDefault: boolean;
   /** Open and click recording (tracking/event-buffer.ts). */
   readonly tracking: TrackingConfig;
   /** Bounce processing (messaging/bounce-processing.ts, bounce-mailbox.ts, bounce-inbound.routes.ts). */
@@ -307,6 +314,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     imageCheckTimeoutMs: converted.IMAGE_CHECK_TIMEOUT_MS,
     imageCheckAllowLoopback: converted.IMAGE_CHECK_ALLOW_LOOPBACK === 'on',
     subscribePageClientLimit: converted.SUBSCRIBE_PAGE_CLIENT_LIMIT,
+    subscriberHtmlDefault: converted.SUBSCRIBER_HTML_DEFAULT === 'on',
     preferences: Object.freeze({ linkDays: converted.PREFERENCES_LINK_DAYS, clientLimit: converted.PREFERENCES_CLIENT_LIMIT }),
     forward: Object.freeze({
       emailCount: converted.FORWARD_EMAIL_COUNT,

@@ -55,6 +55,7 @@ describe('loadConfig', () => {
       forward: { emailCount: 1, personalNoteSize: 0, rateLimit: 5 },
       preferences: { linkDays: 365, clientLimit: 60 },
       subscribePageClientLimit: 10,
+      subscriberHtmlDefault: true,
       tracking: { flushMs: 50, machineSeconds: 2, ratePerAddress: 20 },
       bounces: {
         inboundToken: '',

@@ -13,6 +13,7 @@ import {
   requireLivePage,
   takeSignUp,
   insertHistory,
+  newSubscriberHtmlEmail,
   type DefinitionWithOptions,
   type ListRow,
   type PageRow,
@@ -107,7 +108,9 @@ export async function signUp(ctx: AppContext, form: SignupForm, signup: CheckedS
     let createdConfirmed = false;
     if (!subscriber) {
       const uniqueId = randomBytes(16).toString('hex');
-      const [id] = await insertSubscribers(tx, [{ email: signup.email, uniqueId, confirmed: !form.doubleOptIn, htmlEmail: false }]);
+      const [id] = await insertSubscribers(tx, [
+        { email: signup.email, uniqueId, confirmed: !form.doubleOptIn, htmlEmail: newSubscriberHtmlEmail(ctx) },
+      ]);
       // Another writer stored the address in the meantime: it is theirs, this sign-up leaves it alone.
       if (id === undefined) return { kind: 'barred' };
       await insertHistory(tx, id, origin, 'Subscriber created', `Created on ${where}`);
