@@ -80,6 +80,9 @@ export const EnvSchema = Type.Object({
 
 type Env = Static<typeof EnvSchema>;
 
+/** The admin console's password-reset page, where PASSWORD_RESET_URL points by default (web/src/views/PasswordReset.tsx). */
+export const PASSWORD_RESET_PAGE = '/admin/password-reset';
+
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -295,7 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     uploadLimit: converted.UPLOAD_LIMIT,
     loginMaxFailures: converted.LOGIN_MAX_FAILURES,
     loginFailureWindow: converted.LOGIN_FAILURE_WINDOW,
-    passwordResetUrl: converted.PASSWORD_RESET_URL || `${publicUrl}/password-reset?token=`,
+    passwordResetUrl: converted.PASSWORD_RESET_URL || `${publicUrl}${PASSWORD_RESET_PAGE}?token=`,
     sendWorker: converted.SEND_WORKER === 'on',
     sending: Object.freeze({
       batchSize: converted.SEND_BATCH_SIZE,

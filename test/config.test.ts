@@ -34,7 +34,7 @@ describe('loadConfig', () => {
       uploadLimit: 52_428_800,
       loginMaxFailures: 10,
       loginFailureWindow: 900,
-      passwordResetUrl: 'http://localhost:8080/password-reset?token=',
+      passwordResetUrl: 'http://localhost:8080/admin/password-reset?token=',
       sendWorker: true,
       sending: {
         batchSize: 200,
@@ -83,7 +83,7 @@ describe('loadConfig', () => {
     });
     assert.equal(config.port, 3000);
     assert.equal(config.publicUrl, 'https://lists.example.com');
-    assert.equal(config.passwordResetUrl, 'https://lists.example.com/password-reset?token=');
+    assert.equal(config.passwordResetUrl, 'https://lists.example.com/admin/password-reset?token=');
     assert.equal(config.trustProxy, 2);
     assert.deepEqual(config.corsOrigins, ['https://a.example', 'https://b.example']);
     assert.equal(config.sendWorker, false);
