@@ -8,5 +8,5 @@ export { toAdministrator } from './administrator.repository.js';
 export type { AdministratorRow } from './administrator.repository.js';
 export { Administrator } from './administrator.schemas.js';
 export type { Privilege } from './administrator.schemas.js';
-export { ensureFirstAdministrator } from './bootstrap.js';
+export { ensureFirstAdministrator, signInHelp } from './bootstrap.js';
 export { findSessionByKey } from './session.service.js';
