@@ -8,7 +8,7 @@ export { confirmProblemPage, confirmedPage } from './confirm.pages.js';
 export { hiddenField, textareaField } from './forms.js';
 export { sendPage } from './headers.js';
 export type { PublicPage } from './headers.js';
-export { renderLayout } from './layout.js';
+export { messagePage, renderLayout } from './layout.js';
 export { errors } from './messages/errors.js';
 export { unsubscribe } from './messages/unsubscribe.js';
 export { pageContext } from './page-context.js';
