@@ -3,10 +3,11 @@ import type { Executor } from '../db/client.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { cursorOf, toPage, type PageQuery } from '../shared/pagination.js';
 import { toAtom } from '../shared/time.js';
+import { countSendable } from '../subscription/index.js';
 import { segmentCountSource, segmentPredicate } from './segment.compile.js';
 import { checkDefinition, type GroupCondition } from './segment.definition.js';
 import * as repo from './segment.repository.js';
-import type { MatchPage, MatchPageQuery, PreviewBody, Segment, SegmentBody } from './segment.schemas.js';
+import type { MatchPage, MatchPageQuery, PreviewBody, Segment, SegmentBody, SegmentCount } from './segment.schemas.js';
 
 const NAME_TAKEN = 'A segment with this name already exists.';
 
@@ -70,12 +71,23 @@ async function savedDefinition(ctx: AppContext, id: number): Promise<GroupCondit
   return checked(ctx.db, (await existing(ctx, id)).definition);
 }
 
-export async function countSaved(ctx: AppContext, id: number): Promise<{ count: number }> {
-  return { count: await repo.countMatching(ctx.db, segmentCountSource(await savedDefinition(ctx, id))) };
+/**
+ * How many subscribers match, and how many of them a campaign to the segment would mail (confirmed, not blacklisted,
+ * not disabled, address not in the blacklist: the freeze's rule, subscription's countSendable). Issue 25: the builder
+ * said 664 where the send page said 598.
+ */
+async function countOf(ctx: AppContext, definition: GroupCondition): Promise<SegmentCount> {
+  const count = await repo.countMatching(ctx.db, segmentCountSource(definition));
+  const sendable = count > 0 ? await countSendable(ctx.db, segmentPredicate(definition)) : 0;
+  return { count, sendable };
 }
 
-export async function countUnsaved(ctx: AppContext, definition: unknown): Promise<{ count: number }> {
-  return { count: await repo.countMatching(ctx.db, segmentCountSource(await checked(ctx.db, definition))) };
+export async function countSaved(ctx: AppContext, id: number): Promise<SegmentCount> {
+  return countOf(ctx, await savedDefinition(ctx, id));
+}
+
+export async function countUnsaved(ctx: AppContext, definition: unknown): Promise<SegmentCount> {
+  return countOf(ctx, await checked(ctx.db, definition));
 }
 
 async function matchPage(ctx: AppContext, definition: GroupCondition, afterId: number, limit: number): Promise<MatchPage> {
