@@ -60,7 +60,10 @@ async function createEveryWay(t: TestApp, tag: string) {
   const ways = ['api', 'import', 'import-html', 'import-text', 'members', 'page', 'form'];
   const found: Record<string, boolean> = {};
   for (const way of ways) {
-    const [row] = await t.db.select().from(subscribers).where(eq(subscribers.email, `${way}-${tag}@example.com`));
+    const [row] = await t.db
+      .select()
+      .from(subscribers)
+      .where(eq(subscribers.email, `${way}-${tag}@example.com`));
     assert.ok(row, `${way} created its subscriber`);
     found[way] = row.htmlEmail;
   }

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import type { ApiError} from '../api/client';
+import type { ApiError } from '../api/client';
 import { api, unwrap } from '../api/client';
 import { Link, navigate, useLocation } from '../router';
 import { formatWait, useWait } from '../ui/wait';
