@@ -62,7 +62,7 @@ import { preferencesRoutes } from './public/preferences.routes.js';
 import { addressChangeRoutes } from './public/address-change.routes.js';
 import { publicForwardRoutes } from './public/forward.routes.js';
 import { EventBuffer } from './tracking/index.js';
-import { clickRoutes } from './tracking/click.routes.js';
+import { clickRoutes } from './public/click.routes.js';
 import { openPixelRoutes } from './tracking/open.routes.js';
 import { campaignStatsRoutes } from './tracking/campaign-stats.routes.js';
 import { statisticsRoutes } from './tracking/statistics.routes.js';

@@ -70,6 +70,8 @@ export const EnvSchema = Type.Object({
   PREFERENCES_PAGE_LINK_DAYS: Type.Integer({ minimum: 1, maximum: 90, default: 7 }),
   SUBSCRIBE_PAGE_CLIENT_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 10 }),
   SEGMENT_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 600_000, default: 10_000 }),
+  // Whether a subscriber created without saying (import, console, sign-up form) gets HTML mail (html_email).
+  SUBSCRIBER_HTML_DEFAULT: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
   TRACKING_FLUSH_MS: Type.Integer({ minimum: 5, maximum: 10_000, default: 50 }),
   TRACKING_MACHINE_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 2 }),
   TRACKING_RATE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 20 }),
@@ -90,6 +92,9 @@ export const EnvSchema = Type.Object({
 });
 
 type Env = Static<typeof EnvSchema>;
+
+/** The admin console's password-reset page, where PASSWORD_RESET_URL points by default (web/src/views/PasswordReset.tsx). */
+export const PASSWORD_RESET_PAGE = '/admin/password-reset';
 
 export interface Config {
   readonly port: number;
@@ -158,6 +163,11 @@ export interface Config {
   readonly subscribePageClientLimit: number;
   /** PostgreSQL: how long a segment's count or page may run before it is stopped (422). See segment.service.ts. */
   readonly segmentTimeoutMs: number;
+  /**
+   * SUBSCRIBER_HTML_DEFAULT: `html_email` of a subscriber created without one given (import, console, sign-up form;
+   * `POST /subscribers` keeps phpList's false). Read through subscription's newSubscriberHtmlEmail().
+   */
+  readonly subscriberHtmlDefault: boolean;
   /** Open and click recording (tracking/event-buffer.ts). */
   readonly tracking: TrackingConfig;
   /** Bounce processing (messaging/bounce-processing.ts, bounce-mailbox.ts, bounce-inbound.routes.ts). */
@@ -355,7 +365,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     uploadLimit: converted.UPLOAD_LIMIT,
     loginMaxFailures: converted.LOGIN_MAX_FAILURES,
     loginFailureWindow: converted.LOGIN_FAILURE_WINDOW,
-    passwordResetUrl: converted.PASSWORD_RESET_URL || `${publicUrl}/password-reset?token=`,
+    passwordResetUrl: converted.PASSWORD_RESET_URL || `${publicUrl}${PASSWORD_RESET_PAGE}?token=`,
     sendWorker: converted.SEND_WORKER === 'on',
     mailQueue: Object.freeze({
       pollMs: converted.MAIL_QUEUE_POLL_MS,
@@ -382,6 +392,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     imageCheckTimeoutMs: converted.IMAGE_CHECK_TIMEOUT_MS,
     imageCheckAllowLoopback: converted.IMAGE_CHECK_ALLOW_LOOPBACK === 'on',
     subscribePageClientLimit: converted.SUBSCRIBE_PAGE_CLIENT_LIMIT,
+    subscriberHtmlDefault: converted.SUBSCRIBER_HTML_DEFAULT === 'on',
     preferences: Object.freeze({ linkDays: converted.PREFERENCES_LINK_DAYS, clientLimit: converted.PREFERENCES_CLIENT_LIMIT }),
     preferencesPageLinkDays: converted.PREFERENCES_PAGE_LINK_DAYS,
     forward: Object.freeze({

@@ -1,9 +1,10 @@
 import { buildApp } from './app.js';
-import { ensureFirstAdministrator } from './identity/index.js';
+import { ensureFirstAdministrator, signInHelp } from './identity/index.js';
 import { startBounceMailbox, type BounceMailbox } from './messaging/index.js';
 import { startMailQueue, type MailQueueDrainer } from './mail/index.js';
 import { configOrExit, runMain, stopOnSignals, tellOperator } from './process.js';
 import { startWorker, type SendWorker } from './sending/index.js';
+import { HOME_PAGE } from './system.routes.js';
 
 /** The process: configuration, the app, listening, and a graceful close on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -38,13 +39,8 @@ async function main(): Promise<void> {
   const storage = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
   tellOperator(`\nMailroom is listening on ${where} (storage: ${storage}, mail: ${app.ctx.mailer.kind}).\n`);
   tellOperator(`API reference: ${where}/docs\n`);
-  if (bootstrap.kind === 'generated') {
-    // Printed once, to the terminal only (stderr); it is not written to the structured log on stdout.
-    tellOperator(
-      `\nFirst start: created the super user "${bootstrap.login}" with password: ${bootstrap.password}\n` +
-        'Log in with POST /api/v2/sessions and change it (PUT /api/v2/administrators/1), or set ADMIN_LOGIN/ADMIN_PASSWORD.\n\n',
-    );
-  }
+  // The first start's password is printed once, to the terminal only (stderr), never to the structured log on stdout.
+  tellOperator(`\n${signInHelp(`${where}${HOME_PAGE}`, bootstrap)}\n`);
 }
 
 runMain('mailroom', main);

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { sql } from 'drizzle-orm';
+import { PASSWORD_RESET_PAGE } from './config.js';
 import { HttpError } from './shared/errors.js';
 import { errorResponses } from './shared/schemas.js';
 
@@ -21,6 +22,27 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (_request, reply) => reply.redirect(HOME_PAGE, 302),
+  );
+
+  app.get(
+    '/password-reset',
+    {
+      schema: {
+        tags: ['system'],
+        operationId: 'passwordResetPage',
+        summary: `Redirects to the console's password-reset page, ${PASSWORD_RESET_PAGE}, with the same query`,
+        description:
+          'The address of reset links before issue 25 (the default PASSWORD_RESET_URL then), which had no page: links ' +
+          'mailed before an upgrade still lead to the page. The token is passed on, not read.',
+        security: [],
+        querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 256 })) }),
+        response: { 302: { type: 'null', description: `Redirect to ${PASSWORD_RESET_PAGE}` }, ...errorResponses(422) },
+      },
+    },
+    async (request, reply) => {
+      const token = request.query.token;
+      return reply.redirect(token ? `${PASSWORD_RESET_PAGE}?token=${encodeURIComponent(token)}` : PASSWORD_RESET_PAGE, 302);
+    },
   );
 
   app.get(

@@ -36,7 +36,7 @@ describe('loadConfig', () => {
       uploadLimit: 52_428_800,
       loginMaxFailures: 10,
       loginFailureWindow: 900,
-      passwordResetUrl: 'http://localhost:8080/password-reset?token=',
+      passwordResetUrl: 'http://localhost:8080/admin/password-reset?token=',
       sendWorker: true,
       sending: {
         batchSize: 200,
@@ -61,6 +61,7 @@ describe('loadConfig', () => {
       preferencesPageLinkDays: 7,
       subscribePageClientLimit: 10,
       segmentTimeoutMs: 10_000,
+      subscriberHtmlDefault: true,
       tracking: { flushMs: 50, machineSeconds: 2, ratePerAddress: 20 },
       metricsToken: '',
       bounces: {
@@ -89,7 +90,7 @@ describe('loadConfig', () => {
     });
     assert.equal(config.port, 3000);
     assert.equal(config.publicUrl, 'https://lists.example.com');
-    assert.equal(config.passwordResetUrl, 'https://lists.example.com/password-reset?token=');
+    assert.equal(config.passwordResetUrl, 'https://lists.example.com/admin/password-reset?token=');
     assert.equal(config.trustProxy, 2);
     assert.deepEqual(config.corsOrigins, ['https://a.example', 'https://b.example']);
     assert.equal(config.sendWorker, false);

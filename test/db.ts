@@ -16,6 +16,9 @@ const checkout = createHash('sha256').update(process.cwd()).digest('hex').slice(
 export const GOLDEN_PG_DATABASE = `mailroom_golden_${checkout}`;
 export const TEST_PG_PREFIX = `mailroom_t_${checkout}_`;
 
+/** The command that builds the golden database (and the console), named in the errors when it is missing. */
+const PREPARE = 'npx tsx test/prepare.ts';
+
 /** Changes whenever a migration does, so a stale golden dump is never used. */
 export function migrationsHash(): string {
   const hash = createHash('sha256');
@@ -53,7 +56,7 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   const baseUrl = process.env.DATABASE_URL ?? '';
   if (!baseUrl) {
     const path = goldenPglitePath();
-    if (!existsSync(path)) throw new Error(`No golden database at ${path}: run the tests with "npm test".`);
+    if (!existsSync(path)) throw new Error(`No golden database at ${path}: run \`${PREPARE}\` first (npm test runs it too).`);
     const database = await createDatabase({ databaseUrl: '', dataDir: 'memory://', loadDataDir: new Blob([readFileSync(path)]) });
     return { database, url: '', drop: async () => {} };
   }
@@ -67,6 +70,9 @@ export async function openTestDatabase(): Promise<TestDatabase> {
         await admin.query(`create database "${name}" template "${GOLDEN_PG_DATABASE}"`);
         break;
       } catch (err) {
+        if (/template database .* does not exist/.test(String(err))) {
+          throw new Error(`No golden database ${GOLDEN_PG_DATABASE} on ${baseUrl}: run \`DATABASE_URL=${baseUrl} ${PREPARE}\` first.`);
+        }
         if (attempt >= 20 || !/being accessed by other users/.test(String(err))) throw err;
         await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
       }

@@ -51,6 +51,9 @@ describe('src/server.ts', () => {
     assert.doesNotMatch(base, /:0$/, 'prints the bound port');
     const [, login, password] = await waitForStderr(running, /created the super user "([^"]+)" with password: (\S+)/);
     assert.equal(login, 'admin');
+    // Issue 25: the banner names the console and how to sign in, not an API call.
+    await waitForStderr(running, /Open http:\/\/127\.0\.0\.1:\d+\/admin\/ and sign in as admin with that password; change it under "Your account"\./);
+    assert.doesNotMatch(running.stderr, /POST \/api\/v2\/sessions/);
 
     const health = await fetch(`${base}/healthz`);
     assert.equal(health.status, 200);
@@ -79,6 +82,10 @@ describe('src/server.ts', () => {
     const [, base] = await waitForStderr(running, /listening on (http:\/\/127\.0\.0\.1:\d+) .*\n.*\n/);
     assert.equal((await fetch(`${base}/readyz`)).status, 200);
     assert.doesNotMatch(running.stderr + running.stdout, /password:/);
+    await waitForStderr(
+      running,
+      /Admin console: http:\/\/127\.0\.0\.1:\d+\/admin\/ .*\nForgot the password\?.*ADMIN_LOGIN and ADMIN_PASSWORD and restart/,
+    );
     assert.equal((await stop(running)).code, 0, running.stderr);
   });
 

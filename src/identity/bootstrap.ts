@@ -68,3 +68,26 @@ async function assertNewPasswordLongEnough(password: string, existing: { passwor
     78,
   );
 }
+
+/**
+ * What the start banner says about getting into the admin console (`consoleUrl`, e.g. http://localhost:8080/admin/):
+ * on the first start, the generated password and where to change it; with ADMIN_LOGIN/ADMIN_PASSWORD, that account;
+ * on any later start, how to get back in. Terminal text (stderr), never the structured log.
+ */
+export function signInHelp(consoleUrl: string, result: BootstrapResult): string {
+  switch (result.kind) {
+    case 'generated':
+      return (
+        `First start: created the super user "${result.login}" with password: ${result.password}\n` +
+        `Open ${consoleUrl} and sign in as ${result.login} with that password; change it under "Your account".\n`
+      );
+    case 'configured':
+      return `Admin console: ${consoleUrl} (sign in as ${result.login} with ADMIN_PASSWORD).\n`;
+    case 'unchanged':
+      return (
+        `Admin console: ${consoleUrl} (sign in with your login name and password).\n` +
+        'Forgot the password? "Forgot password?" on the sign-in page mails a reset link (with a mail server set up), or set ' +
+        'ADMIN_LOGIN and ADMIN_PASSWORD and restart: that account gets that password.\n'
+      );
+  }
+}

@@ -9,5 +9,5 @@ export type { AdministratorRow } from './administrator.repository.js';
 export type { Rights } from './administrator-rights.js';
 export { Administrator } from './administrator.schemas.js';
 export type { Privilege } from './administrator.schemas.js';
-export { ensureFirstAdministrator } from './bootstrap.js';
+export { ensureFirstAdministrator, signInHelp } from './bootstrap.js';
 export { findSessionByKey } from './session.service.js';

@@ -154,7 +154,16 @@ export const SegmentParams = Type.Object({ segmentId: Type.Integer({ minimum: 0,
 export const DefinitionBody = Type.Object({ definition: Definition });
 export type DefinitionBody = Static<typeof DefinitionBody>;
 
-export const SegmentCount = Type.Object({ count: Type.Integer({ minimum: 0, description: 'Subscribers matching now' }) });
+export const SegmentCount = Type.Object({
+  count: Type.Integer({ minimum: 0, description: 'Subscribers matching now' }),
+  sendable: Type.Integer({
+    minimum: 0,
+    description:
+      'Of those, how many a campaign to the segment would mail now: confirmed, not blacklisted, not disabled, address ' +
+      'not in the blacklist (the rule the send freezes its audience by)',
+  }),
+});
+export type SegmentCount = Static<typeof SegmentCount>;
 
 export const MatchPageQuery = Type.Object({
   after_id: Type.Optional(

@@ -3,10 +3,11 @@ import type { Executor } from '../db/client.js';
 import { ConflictError, driverCode, NotFoundError, ValidationError } from '../shared/errors.js';
 import { cursorOf, toPage, type PageQuery } from '../shared/pagination.js';
 import { toAtom } from '../shared/time.js';
+import { countSendableOnSomeList } from '../subscription/index.js';
 import { segmentCountSource, segmentPredicate } from './segment.compile.js';
 import { checkDefinition, type Condition, type GroupCondition } from './segment.definition.js';
 import * as repo from './segment.repository.js';
-import type { MatchPage, MatchPageQuery, PreviewBody, Segment, SegmentBody } from './segment.schemas.js';
+import type { MatchPage, MatchPageQuery, PreviewBody, Segment, SegmentBody, SegmentCount } from './segment.schemas.js';
 
 const NAME_TAKEN = 'A segment with this name already exists.';
 
@@ -70,11 +71,11 @@ async function savedDefinition(ctx: AppContext, id: number): Promise<GroupCondit
   return checked(ctx.db, (await existing(ctx, id)).definition);
 }
 
-export async function countSaved(ctx: AppContext, id: number): Promise<{ count: number }> {
+export async function countSaved(ctx: AppContext, id: number): Promise<SegmentCount> {
   return count(ctx, await savedDefinition(ctx, id));
 }
 
-export async function countUnsaved(ctx: AppContext, definition: unknown): Promise<{ count: number }> {
+export async function countUnsaved(ctx: AppContext, definition: unknown): Promise<SegmentCount> {
   return count(ctx, await checked(ctx.db, definition));
 }
 
@@ -119,9 +120,16 @@ async function timed<T>(ctx: AppContext, run: Promise<T>): Promise<T> {
   }
 }
 
-async function count(ctx: AppContext, definition: GroupCondition): Promise<{ count: number }> {
+/**
+ * How many subscribers match, and how many of them a campaign to the segment alone would mail (the freeze's rule:
+ * confirmed, not blacklisted, not disabled, address not in the blacklist, on some list — subscription's
+ * countSendableOnSomeList). Issue 25: the builder said 664 where the send page said 598.
+ */
+async function count(ctx: AppContext, definition: GroupCondition): Promise<SegmentCount> {
   await withinBudget(ctx, definition, 0);
-  return { count: await timed(ctx, repo.countMatching(ctx.db, segmentCountSource(definition), ctx.config.segmentTimeoutMs)) };
+  const matches = await timed(ctx, repo.countMatching(ctx.db, segmentCountSource(definition), ctx.config.segmentTimeoutMs));
+  const sendable = matches > 0 ? await timed(ctx, countSendableOnSomeList(ctx.db, segmentPredicate(definition))) : 0;
+  return { count: matches, sendable };
 }
 
 async function matchPage(ctx: AppContext, definition: GroupCondition, afterId: number, limit: number): Promise<MatchPage> {

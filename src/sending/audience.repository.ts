@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, sqlArray, type Executor } from '../db/client.js';
 import { bool, int, intOrNull, num, text, type Row } from '../db/row.js';
-import { LEAVE_LOCK } from '../subscription/index.js';
+import { ADDRESS_NOT_BLACKLISTED, countSendable, LEAVE_LOCK, ON_SOME_LIST, SENDABLE_FLAGS } from '../subscription/index.js';
 
 /*
  * Freezing a campaign's audience into delivery records, in the background: what is to be frozen
@@ -21,20 +21,10 @@ const MARK = sql`on conflict (campaign_id, list_id) do update
       frozen_at = null`;
 
 /**
- * Who gets a record of a campaign, of the subscribers aliased `s`: confirmed, not blacklisted, not disabled
- * (SENDABLE_FLAGS, the predicate of the partial index subscribers_sendable_idx), and whose address is not in the
- * blacklist table. The freeze and the audience count use these fragments, so they cannot disagree.
+ * Who gets a record of a campaign, of the subscribers aliased `s`: subscription's rule (sendable.repository.ts), which
+ * the audience count and a segment's count of who can be mailed use too, so they cannot disagree.
  */
-const SENDABLE_FLAGS = sql`s.confirmed and not s.blacklisted and not s.disabled`;
-const ADDRESS_NOT_BLACKLISTED = sql`not exists (select 1 from blacklist b where lower(b.email) = lower(s.email))`;
 const SENDABLE = sql`${SENDABLE_FLAGS} and ${ADDRESS_NOT_BLACKLISTED}`;
-
-/**
- * The consent rule's part for a segment that is the whole audience (docs/api.md "Consent"): only subscribers who
- * hold at least one list membership. Leaving every list (the unsubscribe link of such a campaign does that) takes a
- * person out of every segment-alone campaign; someone on no list gets no campaign. Probes subscriptions_subscriber_id_idx.
- */
-const ON_SOME_LIST = sql`exists (select 1 from subscriptions m where m.subscriber_id = s.id)`;
 
 /** A count computed as float8 (a sum of bigints may pass 2^31), read as a number. */
 const toCount = (row: Row): number => num(row, 'n');
@@ -44,42 +34,44 @@ export async function campaignListIds(db: Executor, campaignId: number): Promise
   return queryRows(db, sql`select list_id from list_campaigns where campaign_id = ${campaignId} order by list_id`, (row) => int(row, 'list_id'));
 }
 
+/** Who a send would go to now, and how many of them have asked for plain-text mail. */
+export interface AudienceFigures {
+  readonly count: number;
+  /** Of `count`, subscribers whose html_email is false: an HTML campaign reaches them as its text part only. */
+  readonly textOnly: number;
+}
+
 /**
- * How many subscribers a send to these lists would freeze now: distinct SENDABLE members. One list without a segment
- * (the usual send) is read from the per-list counters, a few rows at any size. Otherwise it is counted, shaped for a
- * million: the
- * members with the right flags are counted by merging the lists' memberships with subscribers_sendable_idx, both
- * read in subscriber order from indexes alone (one list: its primary-key range; several: the subscriber index, each
- * subscriber once), and those whose address is in the blacklist table are subtracted by probing the address index
- * once per blacklist entry, instead of lower-casing every member's address. About a second at a million on a busy
- * PostgreSQL (more with a long blacklist) where a hash join took several.
+ * How many subscribers a send to these lists would freeze now: distinct SENDABLE members (and, with `textOnly`, how
+ * many of them take plain text only). One list without a segment (the usual send) is read from the per-list counters,
+ * a few rows at any size. Otherwise it is counted, shaped for a million: the members with the right flags are counted
+ * by merging the lists' memberships with subscribers_sendable_idx, both read in subscriber order from indexes alone
+ * (one list: its primary-key range; several: the subscriber index, each subscriber once), and those whose address is
+ * in the blacklist table are subtracted (subscription's countSendable). About a second at a million on a busy
+ * PostgreSQL (more with a long blacklist) where a hash join took several. The plain-text figure has no counter: it is
+ * counted the same way, and only when asked for (an HTML campaign's confirmation).
  */
 export async function audienceCount(
   db: Executor,
   listIds: readonly number[],
   segment: { readonly predicate: SQL; readonly narrowsLists: boolean } | null = null,
-): Promise<number> {
+  options: { textOnly?: boolean } = {},
+): Promise<AudienceFigures> {
   let member: SQL;
   if (segment && !segment.narrowsLists) {
     // A segment without lists is the audience itself (src/segments/campaign-segment.ts), among those on some list.
     member = sql`${segment.predicate} and ${ON_SOME_LIST}`;
   } else {
-    if (listIds.length === 0) return 0;
-    if (!segment && listIds.length === 1) return listSendableCount(db, listIds[0]!);
+    if (listIds.length === 0) return { count: 0, textOnly: 0 };
     const onLists =
       listIds.length === 1
         ? sql`exists (select 1 from subscriptions m where m.list_id = ${listIds[0]} and m.subscriber_id = s.id)`
         : sql`exists (select 1 from subscriptions m where m.subscriber_id = s.id and m.list_id = any(${sqlArray(listIds, 'int')}))`;
     member = segment ? sql`${onLists} and ${segment.predicate}` : onLists;
   }
-  const [n] = await queryRows(
-    db,
-    sql`select (select count(*) from subscribers s where ${SENDABLE_FLAGS} and ${member})::float8
-             - (select count(*) from blacklist b join subscribers s on lower(s.email) = lower(b.email)
-                where ${SENDABLE_FLAGS} and ${member})::float8 as n`,
-    toCount,
-  );
-  return n ?? 0;
+  const count = !segment && listIds.length === 1 ? await listSendableCount(db, listIds[0]!) : await countSendable(db, member);
+  const textOnly = options.textOnly && count > 0 ? await countSendable(db, sql`${member} and not s.html_email`) : 0;
+  return { count, textOnly };
 }
 
 /**

@@ -50,5 +50,10 @@ export const AudienceCount = Type.Object({
     description: "Distinct confirmed, not blacklisted, not disabled members of the campaign's lists, by the freeze's own rule",
   }),
   lists: Type.Integer({ minimum: 0, description: 'Lists the campaign is linked to' }),
+  text_only: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+    description:
+      'Of `count`, subscribers whose `html_email` is false: they get the campaign as its text part only. Null for a ' +
+      'campaign sent as text (`send_format` text), which every recipient gets as text',
+  }),
 });
 export type AudienceCount = Static<typeof AudienceCount>;

@@ -80,11 +80,16 @@ export async function listDeliveries(ctx: AppContext, id: number, query: Deliver
   return toPage(items, total, limit, (d) => d.id);
 }
 
-/** Who a send would go to now (404 for an unknown campaign), and over how many lists. */
+/**
+ * Who a send would go to now (404 for an unknown campaign), over how many lists, and, for a campaign with an HTML
+ * part, how many of them get its text part only (their html_email is false).
+ */
 export async function audience(ctx: AppContext, id: number): Promise<AudienceCount> {
-  await requireCampaign(ctx, id);
+  const campaign = await requireCampaign(ctx, id);
   const lists = await campaignListIds(ctx.db, id);
   // A segment (user_selection `segment:<id>`) narrows the lists, or is the audience when there are none.
   const segment = await currentCampaignSegment(ctx.db, id);
-  return { count: await audienceCount(ctx.db, lists, segment), lists: lists.length };
+  const hasHtml = campaign.sendFormat !== 'text';
+  const figures = await audienceCount(ctx.db, lists, segment, { textOnly: hasHtml });
+  return { count: figures.count, lists: lists.length, text_only: hasHtml ? figures.textOnly : null };
 }

@@ -34,7 +34,8 @@ export const AddMembersBody = Type.Object(
       Type.Boolean({
         default: false,
         description:
-          'Ours (the admin console): true creates a subscriber for each address that has none (html_email false, ' +
+          'Ours (the admin console): true creates a subscriber for each address that has none (html_email by the ' +
+          'SUBSCRIBER_HTML_DEFAULT setting, ' +
           'confirmed as auto_confirm says); false (phpList): such an address is a 404 and nothing is stored',
       }),
     ),

@@ -15,6 +15,7 @@ import { LIST_NOT_FOUND, requireOwnedList } from './list.service.js';
 import { NotFoundError } from '../shared/errors.js';
 import { listMemberPage } from './subscriber-page.repository.js';
 import { toSubscriberOnly, type SubscriberRow } from './subscriber.repository.js';
+import { newSubscriberHtmlEmail } from './subscriber-defaults.js';
 
 /** One page of a list's members with the list's count, in one round trip; 404 when there is no such list. */
 export async function listMembers(ctx: AppContext, listId: number, afterId: number, limit: number) {
@@ -59,13 +60,14 @@ export interface SubscribeOutcome {
 
 /**
  * Subscribes addresses to a list, in one transaction with a handful of set-wise statements whatever the number of
- * addresses. Unknown addresses become new subscribers (`html_email` false, as everywhere), each with a history
+ * addresses. Unknown addresses become new subscribers (`html_email` by SUBSCRIBER_HTML_DEFAULT), each with a history
  * entry, or refuse the request (`unknown: 'refuse'`: nothing stored, nothing sent). Blacklisted addresses (the
  * blacklist table or the subscriber's flag) are left out: not created, not subscribed, not in the outcome.
  * Existing subscriptions stay as they are. Confirmation mails are queued in the transaction (mail/mail-queue.ts).
  */
 export async function subscribeAddresses(ctx: AppContext, list: ListRow, emails: string[], options: SubscribeOptions): Promise<SubscribeOutcome> {
   const { autoConfirm } = options;
+  const htmlEmail = newSubscriberHtmlEmail(ctx);
   const outcome = await ctx.db.transaction(async (tx) => {
     if (options.unknown === 'refuse') {
       const known = new Set((await repo.findSubscribersByEmails(tx, emails)).map((s) => s.email.toLowerCase()));
@@ -79,7 +81,7 @@ export async function subscribeAddresses(ctx: AppContext, list: ListRow, emails:
       tx,
       wanted
         .filter((e) => !known.has(e.toLowerCase()))
-        .map((email) => ({ email, uniqueId: randomBytes(16).toString('hex'), confirmed: autoConfirm, htmlEmail: false })),
+        .map((email) => ({ email, uniqueId: randomBytes(16).toString('hex'), confirmed: autoConfirm, htmlEmail })),
     );
     await history.insertHistoryForMany(tx, created, options.origin, 'Subscriber created', options.createdDetail ?? null);
     if (options.onCreated && created.length > 0) await options.onCreated(tx, created);

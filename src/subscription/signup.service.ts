@@ -13,6 +13,7 @@ import { isMember, upsertAttributeValues } from './subscribe-page.repository.js'
 import { insertHistory } from './subscriber-history.repository.js';
 import type { HistoryOrigin } from './subscriber-history.schemas.js';
 import { findSubscriberByUniqueId } from './subscriber.repository.js';
+import { newSubscriberHtmlEmail } from './subscriber-defaults.js';
 
 /*
  * Joining: the one sign-up of a subscribe page, for its hosted form (public/signup.*) and its JSON API
@@ -86,7 +87,9 @@ export async function signUp(ctx: AppContext, signup: SignUp, origin: HistoryOri
     let createdConfirmed = false;
     if (!subscriber) {
       const uniqueId = randomBytes(16).toString('hex');
-      const [id] = await insertSubscribers(tx, [{ email: signup.email, uniqueId, confirmed: !signup.doubleOptIn, htmlEmail: false }]);
+      const [id] = await insertSubscribers(tx, [
+        { email: signup.email, uniqueId, confirmed: !signup.doubleOptIn, htmlEmail: newSubscriberHtmlEmail(ctx) },
+      ]);
       // Another writer stored the address in the meantime: it is theirs, this sign-up leaves it alone.
       if (id === undefined) return false;
       await insertHistory(tx, id, origin, 'Subscriber created', `Created on ${where}`);

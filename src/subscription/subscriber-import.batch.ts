@@ -15,6 +15,8 @@ export interface BatchOptions {
   sendConfirmation: boolean;
   /** Without a `confirmed` column rows count as `confirmed=1` (never an `invalid_` address, which must not be reached). */
   markConfirmed: boolean;
+  /** `html_email` of a new subscriber whose row has no `html_email` cell (the form's choice, else the setting). */
+  htmlEmail: boolean;
   adminId: number;
   login: string;
   origin: HistoryOrigin;
@@ -38,14 +40,14 @@ const FLAG_FIELDS: [Flag, 'confirmed' | 'blacklisted' | 'html_email' | 'disabled
   ['disabled', 'disabled'],
 ];
 
-function newColumns(rows: ImportRow[]): repo.NewSubscribers {
+function newColumns(rows: ImportRow[], htmlEmail: boolean): repo.NewSubscribers {
   const hex = randomBytes(16 * rows.length).toString('hex');
   return {
     email: rows.map((r) => r.email),
     uniqueId: rows.map((_, i) => hex.slice(i * 32, i * 32 + 32)),
     confirmed: rows.map((r) => r.flags.confirmed ?? false),
     blacklisted: rows.map((r) => r.flags.blacklisted ?? false),
-    htmlEmail: rows.map((r) => r.flags.htmlEmail ?? false),
+    htmlEmail: rows.map((r) => r.flags.htmlEmail ?? htmlEmail),
     disabled: rows.map((r) => r.flags.disabled ?? false),
     extraData: rows.map((r) => r.extraData ?? null),
     foreignKey: rows.map((r) => r.foreignKey ?? null),
@@ -100,7 +102,7 @@ export async function writeBatch(tx: Executor, given: ImportRow[], options: Batc
   let pending = rows;
   if (foreignKeys.length === 0) {
     createdRows = rows.filter((r) => !barred.has(r.email));
-    created = await repo.insertSubscribers(tx, newColumns(createdRows));
+    created = await repo.insertSubscribers(tx, newColumns(createdRows, options.htmlEmail));
     pending = rows.filter((r) => !created.has(r.email));
   }
   const existing =
@@ -140,7 +142,7 @@ export async function writeBatch(tx: Executor, given: ImportRow[], options: Batc
   }
 
   if (toCreate.length > 0) {
-    created = await repo.insertSubscribers(tx, newColumns(toCreate));
+    created = await repo.insertSubscribers(tx, newColumns(toCreate, options.htmlEmail));
     createdRows = toCreate;
   }
   planCreated(createdRows, created, foreignKeys.length > 0, options, writes, tally);

@@ -73,12 +73,23 @@ export async function* readCsv(file: Readable): AsyncGenerator<CsvRecord> {
   const headText = Buffer.concat(head).toString('utf8');
   const delimiter = detectDelimiter(headText.split(/\r\n|\r|\n/, 1)[0] ?? '');
 
+  // csv-parse reads ahead of this generator: when it failed outright, the records it had parsed but not yet handed
+  // over were dropped with the stream, and the line counted here was hundreds of lines short of the bad one (1199 for
+  // 1998). So a malformed record is only noted where csv-parse finds it, with how many records came before it, and
+  // parsing goes on; the error is raised when this generator reaches that record, whose line it then knows. (csv-parse's
+  // own `lines` cannot be used instead: it counts a CRLF inside a quoted field as two lines.)
+  const malformed: { error: CsvError; before: number }[] = [];
   const parser = parse({
     bom: true,
     delimiter,
     relax_column_count: true,
     skip_empty_lines: false,
     max_record_size: MAX_RECORD_BYTES,
+    skip_records_with_error: true,
+    on_skip: (error) => {
+      if (error && malformed.length === 0) malformed.push({ error, before: recordsBefore(error) });
+      return undefined;
+    },
   });
   const feed = (async () => {
     const write = (chunk: Buffer) =>
@@ -109,11 +120,16 @@ export async function* readCsv(file: Readable): AsyncGenerator<CsvRecord> {
   feed.catch((err: unknown) => parser.destroy(err as Error));
 
   let line = 1;
+  let records = 0;
   try {
     for await (const fields of parser as AsyncIterable<string[]>) {
+      if (malformed[0] && records >= malformed[0].before) break;
       yield { fields, line };
+      records++;
       line += 1 + lineBreaks(fields);
     }
+    // The bad record starts where the last good one before it ended.
+    if (malformed[0]) throw new CsvFormatError(csvMessage(malformed[0].error), line);
     await feed;
   } catch (err) {
     if (err instanceof CsvError) throw new CsvFormatError(csvMessage(err), line);
@@ -121,6 +137,11 @@ export async function* readCsv(file: Readable): AsyncGenerator<CsvRecord> {
   } finally {
     if (!parser.destroyed) parser.destroy();
   }
+}
+
+/** Records csv-parse handed over before the one it reports (its error carries its `records` count). */
+function recordsBefore(error: CsvError): number {
+  return typeof error.records === 'number' ? error.records : 0;
 }
 
 function csvMessage(err: CsvError): string {

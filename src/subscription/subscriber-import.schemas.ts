@@ -17,6 +17,13 @@ export const ImportQuery = Type.Object({
       description: 'Ours. `1`, `true`, `on` or `yes`: a file without a `confirmed` column is imported confirmed (no mail); default false',
     }),
   ),
+  html_email: Type.Optional(
+    Type.String({
+      description:
+        'Ours. `1`, `true`, `on` or `yes` (anything else: false): whether a new subscriber whose row has no `html_email` cell ' +
+        'gets HTML mail; default the SUBSCRIBER_HTML_DEFAULT setting (on). Existing subscribers keep theirs',
+    }),
+  ),
 });
 export type ImportQuery = Static<typeof ImportQuery>;
 

@@ -11,6 +11,7 @@ import type { HistoryOrigin } from './subscriber-history.schemas.js';
 import { writeBatch, type BatchOptions, type BatchTally } from './subscriber-import.batch.js';
 import { mapHeader, readRow, type ImportColumns, type ImportRow } from './subscriber-import.columns.js';
 import { CsvFormatError, readCsv } from './subscriber-import.csv.js';
+import { newSubscriberHtmlEmail } from './subscriber-defaults.js';
 import { IdList, sendConfirmationsInBackground } from './subscriber-import.mail.js';
 import type { ImportQuery, ImportResult } from './subscriber-import.schemas.js';
 import { spool, type SpooledFile } from './subscriber-import.spool.js';
@@ -24,7 +25,7 @@ export const IMPORT_BATCH_SIZE = 1000;
 /** Error lines kept in the answer; beyond this they are counted in one closing line (memory stays bounded). */
 export const MAX_ERROR_LINES = 10_000;
 
-const OPTION_FIELDS = ['list_id', 'update_existing', 'skip_invalid_emails', 'send_confirmation', 'mark_confirmed'] as const;
+const OPTION_FIELDS = ['list_id', 'update_existing', 'skip_invalid_emails', 'send_confirmation', 'mark_confirmed', 'html_email'] as const;
 type OptionField = (typeof OPTION_FIELDS)[number];
 const CSV_TYPES = new Set(['text/csv', 'application/csv', 'text/x-csv', 'application/vnd.ms-excel', 'text/comma-separated-values']);
 
@@ -36,9 +37,11 @@ interface ImportOptions {
   sendConfirmation: boolean;
   /** Ours (default false): a file without a `confirmed` column is imported confirmed (the console's choice). */
   markConfirmed: boolean;
+  /** Ours: `html_email` of new subscribers whose row has no cell for it (default SUBSCRIBER_HTML_DEFAULT). */
+  htmlEmail: boolean;
 }
 
-function readOptions(raw: Partial<Record<OptionField, string>>): ImportOptions {
+function readOptions(ctx: AppContext, raw: Partial<Record<OptionField, string>>): ImportOptions {
   const listId = raw.list_id?.trim();
   if (listId !== undefined && listId !== '' && (!/^\d{1,10}$/.test(listId) || Number(listId) < 1 || Number(listId) > 2_147_483_647)) {
     throw ValidationError.field('list_id', 'This value should be a positive integer.');
@@ -50,6 +53,7 @@ function readOptions(raw: Partial<Record<OptionField, string>>): ImportOptions {
     skipInvalidEmails: raw.skip_invalid_emails === undefined ? true : word(raw.skip_invalid_emails),
     sendConfirmation: raw.send_confirmation === undefined ? true : word(raw.send_confirmation),
     markConfirmed: word(raw.mark_confirmed),
+    htmlEmail: raw.html_email === undefined || raw.html_email.trim() === '' ? newSubscriberHtmlEmail(ctx) : word(raw.html_email),
   };
 }
 
@@ -141,7 +145,7 @@ export async function importSubscribers(
         spooled = await spool(part.file, join(ctx.config.dataDir, 'tmp'));
         continue;
       }
-      await importStream(ctx, part.file, readOptions(raw), adminId, origin, tally, async () => {
+      await importStream(ctx, part.file, readOptions(ctx, raw), adminId, origin, tally, async () => {
         // Options after the file would come too late to apply; refuse them rather than ignore them.
         for (let late = await iterator.next(); !late.done; late = await iterator.next()) {
           if (late.value.type === 'file') {
@@ -159,7 +163,7 @@ export async function importSubscribers(
     if (spooled) {
       const file = spooled.open();
       try {
-        await importStream(ctx, file, readOptions(raw), adminId, origin, tally, async () => {});
+        await importStream(ctx, file, readOptions(ctx, raw), adminId, origin, tally, async () => {});
       } finally {
         file.destroy(); // a refusal part-way leaves it unread and its descriptor open
       }

@@ -4,7 +4,15 @@ import { rawPathId } from '../plugins/http.js';
 import { Page } from '../shared/pagination.js';
 import { errorResponses } from '../shared/schemas.js';
 import { originOf } from './history-origin.js';
-import { CreateSubscriberBody, Subscriber, SubscriberListQuery, SubscriberParams, UpdateSubscriberBody } from './subscriber.schemas.js';
+import { newSubscriberHtmlEmail } from './subscriber-defaults.js';
+import {
+  CreateSubscriberBody,
+  Subscriber,
+  SubscriberDefaults,
+  SubscriberListQuery,
+  SubscriberParams,
+  UpdateSubscriberBody,
+} from './subscriber.schemas.js';
 import * as service from './subscriber.service.js';
 
 const tags = ['subscribers'];
@@ -43,6 +51,23 @@ export const subscriberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const created = await service.createSubscriber(app.ctx, request.body, callerOf(request).id, originOf(request));
       return reply.code(201).send(created);
     },
+  );
+
+  app.get(
+    '/subscribers/defaults',
+    {
+      onRequest: canView,
+      schema: {
+        tags,
+        operationId: 'getSubscriberDefaults',
+        summary: 'What a new subscriber gets when its creator does not say (ours: the console preselects it)',
+        description:
+          '`html_email`: the SUBSCRIBER_HTML_DEFAULT setting, which the import, list members created by ' +
+          "`create_unknown` and the sign-up forms apply. `POST /subscribers` without `html_email` keeps phpList's false.",
+        response: { 200: SubscriberDefaults, ...errorResponses(403) },
+      },
+    },
+    async () => ({ html_email: newSubscriberHtmlEmail(app.ctx) }),
   );
 
   app.get(

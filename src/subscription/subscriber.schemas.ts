@@ -38,6 +38,11 @@ export type Subscriber = Static<typeof Subscriber>;
 
 export const SubscriberParams = Type.Object({ subscriberId: IdParam });
 
+/** `GET /subscribers/defaults` (ours): what a subscriber created without saying gets. */
+export const SubscriberDefaults = Type.Object({
+  html_email: Type.Boolean({ description: 'SUBSCRIBER_HTML_DEFAULT: HTML mail (true) or plain text (false)' }),
+});
+
 const BOOLEAN_TEXT = ['true', 'false', '1', '0'];
 function BooleanText(name: string) {
   return Type.Optional(

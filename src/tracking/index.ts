@@ -5,3 +5,7 @@
  */
 export { EventBuffer } from './event-buffer.js';
 export { trackingDrops, type TrackingDrops } from './address-limiter.js';
+// The tracked link (/lt/…) is a page a subscriber opens, so its route lives in public/ and reaches tracking here.
+export { LimitedPage, LinkTokenParams, LinkTrackQuery, NotFoundPage, RedirectResponse } from './click.schemas.js';
+export { followLink, LIMITED } from './click.service.js';
+export { firstValue, requestDetails } from './request-details.js';

@@ -69,6 +69,26 @@ describe('console: import', { skip }, () => {
     assert.equal(h.app.smtp.messages.length, 0);
   });
 
+  test("new subscribers' mail format: HTML preselected (SUBSCRIBER_HTML_DEFAULT), the text version only when chosen", async () => {
+    for (const [name, html] of [
+      ['format-html', true],
+      ['format-text', false],
+    ] as const) {
+      const path = join(dir, `${name}.csv`);
+      writeFileSync(path, `email\n${name}@example.com\n`);
+      const page = await openSignedIn(h, session, '/admin/import');
+      await page.getByLabel('CSV file').setInputFiles(path);
+      await page.getByRole('table', { name: 'Columns found' }).waitFor();
+      assert.equal(await page.getByLabel('HTML mail', { exact: true }).isChecked(), true);
+      if (!html) await page.getByLabel('the text version only').check();
+      await page.getByRole('button', { name: 'Import' }).click();
+      await page.getByRole('region', { name: 'Import summary' }).waitFor();
+      const found = await h.app.inject({ method: 'GET', url: `/api/v2/subscribers?find_column=email&find_value=${name}@`, headers });
+      const [subscriber] = (found.json() as { items: { email: string; html_email: boolean }[] }).items;
+      assert.deepEqual([subscriber?.email, subscriber?.html_email], [`${name}@example.com`, html]);
+    }
+  });
+
   test('a file without an email column is refused before uploading', async () => {
     const path = join(dir, 'bad.csv');
     writeFileSync(path, 'name,city\nAda,Oslo\n');

@@ -56,7 +56,11 @@ describe('console: segments', { skip }, () => {
     await group.getByLabel('New condition').selectOption('engagement');
     await group.getByRole('button', { name: 'Add condition' }).click();
     await group.getByLabel('Did').selectOption('no');
+    // Issue 25: "did not open" means ever, unless days are typed (it used to start at 90, unnoticed).
+    assert.equal(await group.getByLabel('Within the last … days (empty: ever)').inputValue(), '');
     await page.getByTestId('segment-count').filter({ hasText: '3 subscribers match' }).waitFor();
+    // And the builder says how many of them a campaign would mail (every one of these is confirmed).
+    await page.getByTestId('segment-sendable').filter({ hasText: '3 of 3 can be mailed' }).waitFor();
     await assertAccessible(page, 'segment builder');
 
     await page.getByRole('button', { name: 'Save segment' }).click();
@@ -64,7 +68,7 @@ describe('console: segments', { skip }, () => {
     const saved = await h.app.inject({ method: 'GET', url: '/api/v2/segments', headers });
     const segment = (saved.json() as { items: { id: number; name: string }[] }).items[0]!;
     assert.equal(segment.name, 'Germans on the newsletter');
-    assert.deepEqual((await h.app.inject({ method: 'GET', url: `/api/v2/segments/${segment.id}/count`, headers })).json(), { count: 3 });
+    assert.deepEqual((await h.app.inject({ method: 'GET', url: `/api/v2/segments/${segment.id}/count`, headers })).json(), { count: 3, sendable: 3 });
 
     await page.getByRole('link', { name: 'Segments' }).first().click();
     await page

@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { campaignDomainSnapshots, campaignSendStates, subscribers } from '../../src/db/schema/index.js';
 import { startWorker, type SendWorker } from '../../src/sending/worker.js';
 import { createBounce, createCampaign } from '../factories.js';
-import { listWithMembers, mailsOf } from '../sending/send-fixtures.js';
+import { freezeAudiences, listWithMembers, mailsOf } from '../sending/send-fixtures.js';
+import { finishIfDone } from '../../src/sending/campaign-run.js';
+import { compileCampaign } from '../../src/sending/compose/index.js';
+import { Semaphore } from '../../src/sending/semaphore.js';
+import { runBatch, type BatchEnv } from '../../src/sending/worker-batch.js';
+import { relayState } from '../../src/sending/relay-state.js';
 import { browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
@@ -17,6 +22,8 @@ const skip = browserSkip();
  */
 
 const RECIPIENTS = 300;
+/** Recipients whose html_email is false. */
+const TEXT_ONLY = 12;
 /** Mails per second for the whole send: slow enough to pause and resume it while it goes. */
 const RATE = 20;
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
@@ -32,7 +39,17 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
     const s = await h.app.adminWithSession();
     session = { key: s.key, id: s.sessionId };
     headers = s.headers;
-    const { list } = await listWithMembers(h.app.db, RECIPIENTS, { prefix: 'console-send', domain: 'example.org' });
+    const { list, members } = await listWithMembers(h.app.db, RECIPIENTS, { prefix: 'console-send', domain: 'example.org' });
+    // The last twelve have asked for plain text: the confirmation says how many get the text version only.
+    await h.app.db
+      .update(subscribers)
+      .set({ htmlEmail: false })
+      .where(
+        inArray(
+          subscribers.id,
+          members.slice(-TEXT_ONLY).map((m) => m.id),
+        ),
+      );
     // The campaign is written through the API, as a person (or the editor) would.
     const created = await h.app.inject({
       method: 'POST',
@@ -74,6 +91,10 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
     const page = await openSignedIn(h, session, `/admin/campaigns/${campaignId}/send`);
     await page.getByTestId('audience').getByText(`${RECIPIENTS}`, { exact: true }).waitFor();
     assert.match(await page.getByTestId('audience').innerText(), /to 300 recipients on 1 list, starting now\./);
+    assert.equal(
+      await page.getByTestId('text-only').innerText(),
+      '12 of them get the text version only: they are set to plain-text mail (“Prefers HTML mail” on a subscriber’s page changes it).',
+    );
 
     worker = startWorker(h.app.ctx, { rate: RATE, pollMs: 100, batchSize: 20, turnMs: 1000 });
     await page.getByRole('button', { name: `Send to ${RECIPIENTS} recipients` }).click();
@@ -115,6 +136,11 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
     assert.equal(await page.getByRole('progressbar').getAttribute('aria-valuenow'), '100');
     assert.equal(mailsOf(h.app.smtp, campaignId).length, RECIPIENTS);
     assert.equal(await page.getByRole('button', { name: 'Pause' }).count(), 0);
+    // The page says it is over: the heading too, and the badge is green.
+    await page.getByRole('heading', { name: 'Sent: Autumn offers' }).waitFor();
+    assert.match((await page.getByTestId('send-status').getAttribute('class')) ?? '', /\bgood\b/);
+    const textOnly = mailsOf(h.app.smtp, campaignId).filter((m) => !m.parsed.html);
+    assert.equal(textOnly.length, TEXT_ONLY, 'the twelve got the text part only');
     await screenshots(h, session, 'campaign-send-done', `/admin/campaigns/${campaignId}/send`, (p) =>
       p
         .getByTestId('send-status')
@@ -313,5 +339,82 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
       .filter({ hasText: /^Sending$/ })
       .waitFor({ timeout: 15_000 });
     assert.equal(await page.getByTestId('relay-unavailable').count(), 0);
+  });
+
+  test('a send watched to its end shows it finished, also when the campaign is read after the sender marks it sent and its figures before', async () => {
+    // Issue 25: 598 of 598 sent with 0 failures, and the page stayed on a red "Sent: in progress" under "Sending:".
+    // The page reads the campaign and its figures side by side; here the sender marks the campaign sent between the
+    // two reads of one poll (the figures first), the order that showed it. The sending is the worker's own steps
+    // (freeze, batches into the SMTP sink, then its check that the campaign is done), taken one at a time.
+    await worker?.stop();
+    worker = undefined;
+    const { list } = await listWithMembers(h.app.db, 5, { prefix: 'console-race', domain: 'example.net' });
+    const created = await h.app.inject({
+      method: 'POST',
+      url: '/api/v2/campaigns',
+      headers,
+      payload: {
+        content: { subject: 'To the end', text: '<p>Hello</p>' },
+        format: { send_format: 'html' },
+        options: { from_field: 'news@example.com' },
+      },
+    });
+    const id = (created.json() as { id: number }).id;
+    await h.app.inject({ method: 'POST', url: `/api/v2/list-messages/message/${id}/list/${list.id}`, headers });
+
+    const page = await openSignedIn(h, session, `/admin/campaigns/${id}/send`);
+    let armed = false;
+    let finishedHere = false;
+    let release = () => {};
+    const figuresRead = new Promise<void>((resolve) => (release = resolve));
+    await page.route(`**/api/v2/campaigns/${id}/stats`, async (route) => {
+      const response = await route.fetch();
+      if (armed && !finishedHere) {
+        const body = (await response.json()) as { outcome: { result: string }; deliveries: { queued: number; sending: number } };
+        if (body.outcome.result === 'in progress' && body.deliveries.queued + body.deliveries.sending === 0) {
+          assert.equal(await finishIfDone(h.app.ctx, id), 'sent');
+          finishedHere = true;
+          release();
+        }
+      }
+      await route.fulfill({ response });
+    });
+    await page.route(`**/api/v2/campaigns/${id}`, async (route) => {
+      if (armed && !finishedHere) await figuresRead;
+      await route.continue();
+    });
+
+    await page.getByRole('button', { name: 'Send to 5 recipients' }).click();
+    await page.getByTestId('send-status').filter({ hasText: 'Waiting to start' }).waitFor();
+    await freezeAudiences(h.app.ctx);
+    const env: BatchEnv = {
+      ctx: h.app.ctx,
+      workerId: 'console-race',
+      settings: h.app.config.sending,
+      relay: relayState(h.app.ctx, h.app.config.sending),
+      slots: new Semaphore(8),
+      isStopping: () => false,
+      compiled: (campaign) => compileCampaign(h.app.ctx, campaign),
+      failureRuns: new Map(),
+    };
+    while ((await runBatch(env, id)).claimed > 0);
+    assert.equal(mailsOf(h.app.smtp, id).length, 5);
+    armed = true;
+
+    await page
+      .getByTestId('send-status')
+      .filter({ hasText: /^Sent$/ })
+      .waitFor({ timeout: 20_000 });
+    assert.ok(finishedHere, 'the campaign was marked sent between the two reads of a poll');
+    await page.getByRole('heading', { name: 'Sent: To the end' }).waitFor();
+    assert.match((await page.getByTestId('send-status').getAttribute('class')) ?? '', /\bgood\b/);
+    assert.equal(await count(page, 'Sent'), 5);
+    assert.equal(await count(page, 'Failed'), 0);
+    assert.equal(await page.getByTestId('eta').innerText(), 'none');
+    assert.equal(await page.getByRole('button', { name: 'Pause' }).count(), 0);
+    await page.getByText('Finished', { exact: true }).waitFor();
+    await screenshots(h, session, 'campaign-send-finished', `/admin/campaigns/${id}/send`, (p) =>
+      p.getByRole('heading', { name: 'Sent: To the end' }).waitFor(),
+    );
   });
 });

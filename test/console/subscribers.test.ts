@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createBounce, createCampaign, createList, createSubscriber, subscribe } from '../factories.js';
-import { browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarness } from './browser.js';
+import { browserSkip, openSignedIn, screenshots, screenshotSchemes, screenshotsOff, startConsole, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -17,6 +17,9 @@ describe('console: subscribers, blacklist, dashboard', { skip }, () => {
   });
   after(async () => h?.close());
   const open = (path: string) => openSignedIn(h, session, path);
+  const screenshotSchemesOf = async (page: Parameters<typeof screenshotSchemes>[0], name: string) => {
+    if (!screenshotsOff()) await screenshotSchemes(page, (scheme) => `${name}-${scheme}-desktop`);
+  };
 
   test('search by a part of the address, filter, page through; the address keeps the search', async () => {
     for (let i = 0; i < 60; i++)
@@ -265,6 +268,29 @@ describe('console: subscribers, blacklist, dashboard', { skip }, () => {
     assert.equal(count, (res.json() as { pagination: { total: number } }).pagination.total);
     assert.match((await value('Lists')) ?? '', /^\d+$/);
     await page.locator('.chart canvas').first().waitFor();
+  });
+
+  test('new subscriber: HTML mail preselected (SUBSCRIBER_HTML_DEFAULT), or the text version only when unticked', async () => {
+    const page = await open('/admin/subscribers');
+    for (const [email, html] of [
+      ['new-html@example.org', true],
+      ['new-text@example.org', false],
+    ] as const) {
+      await page.goto('/admin/subscribers');
+      await page.getByRole('button', { name: 'New subscriber' }).click();
+      const dialog = page.getByRole('dialog', { name: 'New subscriber' });
+      await dialog.getByLabel('E-mail').fill(email);
+      const format = dialog.getByLabel('Prefers HTML mail (otherwise the text version only)');
+      assert.equal(await format.isChecked(), true, 'preselected from GET /subscribers/defaults');
+      if (!html) await format.uncheck();
+      else await screenshotSchemesOf(page, 'subscriber-new');
+      await dialog.getByRole('button', { name: 'Create' }).click();
+      await page.getByRole('heading', { name: email }).waitFor();
+      assert.equal(await page.getByLabel('Prefers HTML mail').isChecked(), html, email);
+      const id = Number(/subscribers\/(\d+)/.exec(page.url())![1]);
+      const stored = await h.app.inject({ method: 'GET', url: `/api/v2/subscribers/${id}`, headers });
+      assert.equal(stored.json().html_email, html, email);
+    }
   });
 
   test('screenshots and accessibility: subscribers, a subscriber, blacklist, dashboard', async () => {

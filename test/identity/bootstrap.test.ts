@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eq } from 'drizzle-orm';
 import { administrators } from '../../src/db/schema/index.js';
-import { ensureFirstAdministrator } from '../../src/identity/bootstrap.js';
+import { ensureFirstAdministrator, signInHelp } from '../../src/identity/bootstrap.js';
 import { hashPassword } from '../../src/identity/password.js';
 import { createAdmin } from '../factories.js';
 import { atom, startTestApp, type TestApp } from '../helper.js';
@@ -102,5 +102,32 @@ describe('with ADMIN_LOGIN and ADMIN_PASSWORD', () => {
     assert.equal((await login(t, 'boss', 'configured secret')).statusCode, 201);
     assert.equal((await readAdmin(t, 'boss')).super_user, true);
     assert.equal((await t.db.select().from(administrators).where(eq(administrators.loginName, 'boss'))).length, 1);
+  });
+});
+
+describe('the start banner: how to get into the console (issue 25)', () => {
+  const url = 'http://localhost:8080/admin/';
+  test('first start: the console, the login, the password and where to change it; no API call to make', () => {
+    const text = signInHelp(url, { kind: 'generated', login: 'admin', password: 'Zx9-secret' });
+    assert.equal(
+      text,
+      'First start: created the super user "admin" with password: Zx9-secret\n' +
+        'Open http://localhost:8080/admin/ and sign in as admin with that password; change it under "Your account".\n',
+    );
+    assert.doesNotMatch(text, /POST \/api\/v2\/sessions/);
+  });
+  test('ADMIN_LOGIN/ADMIN_PASSWORD: that account', () => {
+    assert.equal(
+      signInHelp(url, { kind: 'configured', login: 'boss' }),
+      'Admin console: http://localhost:8080/admin/ (sign in as boss with ADMIN_PASSWORD).\n',
+    );
+  });
+  test('a later start: where to sign in, and how to get back in without the password', () => {
+    const text = signInHelp(url, { kind: 'unchanged' });
+    assert.match(text, /^Admin console: http:\/\/localhost:8080\/admin\/ \(sign in with your login name and password\)\.\n/);
+    assert.match(
+      text,
+      /Forgot the password\? "Forgot password\?" on the sign-in page mails a reset link .* or set ADMIN_LOGIN and ADMIN_PASSWORD and restart/,
+    );
   });
 });

@@ -43,7 +43,7 @@ describe('GET /api/v2/campaigns/{id}/audience', () => {
     const c = await sendableCampaign(t.db, []);
     const res = await get(`/campaigns/${c.id}/audience`);
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json(), { count: 0, lists: 0 });
+    assert.deepEqual(res.json(), { count: 0, lists: 0, text_only: 0 });
   });
 
   test('distinct sendable members of its lists, by the rule the freeze uses, and the freeze makes that many records', async () => {
@@ -62,12 +62,33 @@ describe('GET /api/v2/campaigns/{id}/audience', () => {
 
     const res = await get(`/campaigns/${c.id}/audience`);
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json(), { count: 5, lists: 2 });
+    assert.deepEqual(res.json(), { count: 5, lists: 2, text_only: 0 });
 
     await parkOtherCampaigns(t.db, c.id);
     assert.equal((await t.inject({ method: 'POST', url: `/api/v2/campaigns/${c.id}/send`, headers })).statusCode, 200);
     await freezeAudiences(t.ctx);
     assert.equal((await deliveryRows(t.db, c.id)).length, 5);
+  });
+
+  test('text_only: the recipients whose html_email is false, by the same rule; null for a campaign sent as text', async () => {
+    const { list, members } = await listWithMembers(t.db, 4, { prefix: 'aud-text' });
+    const { list: second } = await listWithMembers(t.db, 1, { prefix: 'aud-text-b' });
+    await t.db
+      .update(subscribers)
+      .set({ htmlEmail: false })
+      .where(sql`${subscribers.id} in (${members[0]!.id}, ${members[1]!.id})`);
+    // Not sendable, so not counted as text-only either.
+    const unconfirmed = await createSubscriber(t.db, { email: 'aud-text-unconfirmed@example.com', confirmed: false, htmlEmail: false });
+    const listed = await createSubscriber(t.db, { email: 'aud-text-listed@example.com', confirmed: true, htmlEmail: false });
+    await t.db.insert(blacklist).values({ email: 'AUD-TEXT-LISTED@example.com' });
+    for (const s of [unconfirmed, listed]) await subscribe(t.db, list.id, s.id);
+
+    const html = await sendableCampaign(t.db, [list.id]);
+    assert.deepEqual((await get(`/campaigns/${html.id}/audience`)).json(), { count: 4, lists: 1, text_only: 2 });
+    const invite = await sendableCampaign(t.db, [list.id, second.id], { sendFormat: 'invite' });
+    assert.deepEqual((await get(`/campaigns/${invite.id}/audience`)).json(), { count: 5, lists: 2, text_only: 2 });
+    const text = await sendableCampaign(t.db, [list.id], { sendFormat: 'text' });
+    assert.deepEqual((await get(`/campaigns/${text.id}/audience`)).json(), { count: 4, lists: 1, text_only: null });
   });
 
   test('one list is answered from the sendable counters, which follow every change that moves a member in or out', async () => {
@@ -88,7 +109,7 @@ describe('GET /api/v2/campaigns/{id}/audience', () => {
       assert.equal(await exact(), count, `the rule, after ${step}`);
       const res = await get(`/campaigns/${c.id}/audience`);
       assert.equal(res.statusCode, 200);
-      assert.deepEqual(res.json(), { count, lists: 1 }, `the endpoint, after ${step}`);
+      assert.deepEqual(res.json(), { count, lists: 1, text_only: 0 }, `the endpoint, after ${step}`);
     };
     await expectCount(4, 'subscribing four confirmed members');
 

@@ -1,11 +1,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { and, eq, inArray } from 'drizzle-orm';
-import { blacklist, subscribePageData, subscribePages, subscribers, subscriptions } from '../../src/db/schema/index.js';
+import { blacklist, subscribers, subscriptions } from '../../src/db/schema/index.js';
 import { toSubscriberList } from '../../src/subscription/list.repository.js';
 import { createAdmin, createList, createSubscriber, subscribe } from '../factories.js';
 import { atom, startTestApp, type TestApp } from '../helper.js';
-import { multipart } from '../multipart.js';
 
 let t: TestApp;
 before(async () => {
@@ -389,7 +388,7 @@ describe('POST /api/v2/lists/{listId}/subscribers: unknown addresses (phpList)',
     );
     const created = await subscriberByEmail('Brand-New@example.com');
     assert.equal(created.confirmed, false);
-    assert.equal(created.htmlEmail, false);
+    assert.equal(created.htmlEmail, true, 'SUBSCRIBER_HTML_DEFAULT (on): test/subscription/subscriber-defaults.test.ts');
     assert.deepEqual(await t.db.select().from(subscribers).where(eq(subscribers.email, 'barred-new@example.com')), []);
     // The new, unconfirmed member is asked to confirm; the confirmed one is not mailed.
     const mails = await t.smtp.waitFor(before + 1);
@@ -407,38 +406,5 @@ describe('POST /api/v2/lists/{listId}/subscribers: unknown addresses (phpList)',
     const emails = Array.from({ length: 13 }, (_, i) => `nobody-${i}@example.com`);
     const res = await t.inject({ method: 'POST', url: `/api/v2/lists/${list.id}/subscribers`, headers, payload: { emails } });
     assert.deepEqual([res.statusCode, res.json()], [404, { message: `Subscriber does not exists: ${emails.slice(0, 10).join(', ')} and 3 more.` }]);
-  });
-});
-
-describe('html_email: one default for every way a subscriber is created', () => {
-  test('POST /subscribers, the import and a subscribe page (through subscribeAddresses) all give false', async () => {
-    const { admin, headers } = await t.adminWithSession();
-    const viaApi = await t.inject({ method: 'POST', url: '/api/v2/subscribers', headers, payload: { email: 'html-api@example.com' } });
-    assert.equal(viaApi.statusCode, 201, viaApi.body);
-
-    const form = multipart([{ name: 'file', filename: 'a.csv', content: 'email\nhtml-import@example.com\n' }]);
-    const viaImport = await t.inject({
-      method: 'POST',
-      url: '/api/v2/subscribers/import?send_confirmation=false',
-      headers: { ...headers, ...form.headers },
-      payload: form.payload,
-    });
-    assert.equal(viaImport.statusCode, 200, viaImport.body);
-
-    const list = await createList(t.db, { isPublic: true });
-    const [page] = await t.db.insert(subscribePages).values({ title: 'Join', active: true, ownerId: admin.id }).returning();
-    await t.db.insert(subscribePageData).values({ pageId: page!.id, name: 'lists', data: String(list.id) });
-    const viaPage = await t.inject({
-      method: 'POST',
-      url: `/api/v2/public/subscribe-pages/${page!.id}`,
-      payload: { email: 'html-page@example.com', list_id: list.id },
-    });
-    assert.equal(viaPage.statusCode, 204, viaPage.body);
-
-    for (const email of ['html-api@example.com', 'html-import@example.com', 'html-page@example.com']) {
-      const { id } = await subscriberByEmail(email);
-      const res = await t.inject({ method: 'GET', url: `/api/v2/subscribers/${id}`, headers });
-      assert.equal(res.json().html_email, false, email);
-    }
   });
 });

@@ -165,6 +165,30 @@ describe('POST /api/v2/subscribers/import: file formats', () => {
     assert.equal(await byEmail(a), undefined);
   });
 
+  test('a malformed row far into the file is reported at its own line, multi-line quoted fields (CRLF and LF) before it counted', async () => {
+    // Issue 25: a bad row at line 1998 was reported at line 1199, the parser having read ahead of the rows taken.
+    for (const eol of ['\r\n', '\n']) {
+      const lines = ['email,extra_data'];
+      // Rows 2-1001 each take two lines (a line break inside the quoted field), then one-line rows up to the bad one.
+      for (let i = 0; i < 1000; i++) lines.push(`${addr('multi')},"first part${eol}second part"`);
+      for (let i = 0; i < 995; i++) lines.push(`${addr('plain')},x`);
+      lines.push(`${addr('bad')},"Smith" Jr`); // line 1 + 2000 + 995 + 1 = 2997
+      for (let i = 0; i < 3000; i++) lines.push(`${addr('after')},y`);
+      const res = await upload(`${lines.join(eol)}${eol}`);
+      assert.equal(res.statusCode, 422);
+      assert.deepEqual(res.json(), {
+        message: 'Validation failed',
+        errors: { file: ['Line 2997: a quoted field is followed by other characters (write a quote inside a quoted field as "").'] },
+      });
+    }
+    // A quote left open on a multi-line record: the line that record starts on.
+    const open = await upload(`email,extra_data\n${addr('m')},"a\nb"\n${addr('n')},x\n${addr('o')},"open\nnever\nclosed\n`);
+    assert.deepEqual(open.json(), {
+      message: 'Validation failed',
+      errors: { file: ['Line 5: a quoted field is not closed before the end of the file.'] },
+    });
+  });
+
   test('more rows than one batch: duplicates across the boundary, line numbers after it', async () => {
     const list = await createList(t.db);
     const prefix = `batch${++seq}`;

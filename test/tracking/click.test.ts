@@ -14,7 +14,6 @@ after(() => t.close());
 
 const HOUR = 3_600_000;
 const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
-const NOT_FOUND_PAGE = '<!doctype html><title>Link not found</title><h1>This link is not valid.</h1>';
 
 /** A campaign sent an hour ago to one subscriber, with two tracked links. */
 async function scene() {
@@ -256,7 +255,11 @@ describe('GET /lt/{token} and GET /api/v2/link-track?id={token}', () => {
       const res = await follow(path);
       assert.equal(res.statusCode, 404, path);
       assert.equal(res.headers['content-type'], 'text/html; charset=utf-8', path);
-      assert.equal(res.body, NOT_FOUND_PAGE, path);
+      // Issue 25: a page in the public pages' layout that says what the reader can do, not one bare sentence.
+      assert.match(res.body, /^<!doctype html><html lang="en"><head>.*<link rel="stylesheet" href="\/public\/[^"]+\.css">/, path);
+      assert.match(res.body, /<main class="card"><h1>This link does not work<\/h1><p>The address you opened is not complete/, path);
+      assert.match(res.body, /Open the mail again and click the link there, or copy the whole address into your browser\./, path);
+      assert.match(String(res.headers['content-security-policy']), /default-src 'none'/, path);
     }
     await t.ctx.events.flush();
     assert.deepEqual(await clicksOf(campaign.id), []);

@@ -27,6 +27,7 @@ const CampaignDeliveries = lazy(() => import('./views/CampaignDeliveries'));
 const CampaignReport = lazy(() => import('./views/CampaignReport'));
 const Analytics = lazy(() => import('./views/Analytics'));
 const Campaigns = lazy(() => import('./views/Campaigns'));
+const PasswordReset = lazy(() => import('./views/PasswordReset'));
 const CampaignEditor = lazy(() => import('./views/CampaignEditor'));
 
 interface Route {
@@ -134,6 +135,14 @@ export function App() {
     [admin, loadMe],
   );
 
+  // The reset page (PASSWORD_RESET_URL's default) needs no session, and is the same whether or not one is open.
+  if (loc.path === 'password-reset') {
+    return (
+      <Suspense fallback={<Loading />}>
+        <PasswordReset />
+      </Suspense>
+    );
+  }
   if (checking) return <Loading label="Opening the console…" />;
   if (failure) return <ErrorState error={failure} retry={() => void loadMe()} />;
   if (!admin || !auth) {

@@ -60,6 +60,11 @@ function Confirm({ campaign, back, onSent }: { campaign: Campaign; back: { to: s
                   : ` matched by segment ${segment}`}
               {later ? `, from ${formatDate(embargo)}` : ', starting now'}.
             </p>
+            {audience.data.text_only !== null && audience.data.text_only > 0 && (
+              <Notice kind="info">
+                <span data-testid="text-only">{textOnlySentence(audience.data.text_only, audience.data.count)}</span>
+              </Notice>
+            )}
             <p className="muted">
               Counted now: the confirmed {segment === null ? 'members of the campaign’s lists' : 'subscribers it would go to'} who are not
               blacklisted, each once. People who join or leave before it goes out change the final number. Sending cannot be undone, but it can be
@@ -114,8 +119,12 @@ function Progress({ initial, back }: { initial: Campaign; back: { to: string; la
       setError(err instanceof ApiError ? err : new ApiError(0, String(err)));
     }
   };
-  // Sent, or paused with nothing left in flight: polling stops until an action (resume, retry) starts it again.
-  const active = SENDING.has(status) || !stats || stats.deliveries.sending > 0;
+  // The campaign and its figures are two reads that can straddle the moment the sender marks the campaign sent: the
+  // campaign may already say `sent` while the figures, read a moment before, still say the send is in progress. Only
+  // when both say it is over is it over (`finished` below); until then the page keeps asking.
+  const finished = isFinished(status, stats);
+  // Finished, or paused with nothing left in flight: polling stops until an action (resume, retry) starts it again.
+  const active = !stats || stats.deliveries.sending > 0 || SENDING.has(status) || (status === 'sent' && !finished);
   usePoll(refresh, POLL_MS, active);
 
   const changeStatus = (to: 'suspended' | 'submitted') =>
@@ -140,12 +149,11 @@ function Progress({ initial, back }: { initial: Campaign; back: { to: string; la
   const done = d.sent + d.failed + d.skipped;
   const rate = currentRate(samples.current);
   const remaining = d.queued + d.sending;
-  const finished = status === 'sent' && remaining === 0;
   const percent = total > 0 ? Math.floor((done / total) * 100) : finished ? 100 : 0;
   const share = (x: number) => `${total > 0 ? (x / total) * 100 : 0}%`;
   return (
     <>
-      <PageHeader title={`Sending: ${campaign.message_content.subject}`} back={back}>
+      <PageHeader title={`${finished ? 'Sent' : status === 'suspended' ? 'Paused' : 'Sending'}: ${campaign.message_content.subject}`} back={back}>
         {SENDING.has(status) && (
           <button type="button" className="button" disabled={action.busy} onClick={() => void changeStatus('suspended')}>
             Pause
@@ -251,6 +259,22 @@ function Figure({ label, value, tone }: { label: string; value: number; tone?: '
       <dd>{n(value)}</dd>
     </div>
   );
+}
+
+/** Who of the audience gets an HTML campaign as its text part only, and why. */
+function textOnlySentence(textOnly: number, count: number): string {
+  const who =
+    textOnly >= count ? (count === 1 ? 'The recipient gets' : `All ${n(count)} get`) : `${n(textOnly)} of them ${textOnly === 1 ? 'gets' : 'get'}`;
+  return `${who} the text version only: they are set to plain-text mail (“Prefers HTML mail” on a subscriber’s page changes it).`;
+}
+
+/**
+ * The send is over once the campaign says `sent` and its figures, which carry their own reading of the status, say so
+ * too (an outcome other than `in progress`, nothing queued or in flight).
+ */
+function isFinished(status: string, stats: CampaignStats | null): boolean {
+  if (status !== 'sent' || !stats) return false;
+  return stats.outcome.result !== 'in progress' && stats.deliveries.queued + stats.deliveries.sending === 0;
 }
 
 /** Mails finished per second over the latest samples, or null before there are two of them a second apart. */

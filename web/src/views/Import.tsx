@@ -19,19 +19,23 @@ export default function Import() {
   const [updateExisting, setUpdateExisting] = useState(false);
   const [sendConfirmation, setSendConfirmation] = useState(true);
   const [markConfirmed, setMarkConfirmed] = useState(false);
+  // New subscribers' mail format: the service's setting (SUBSCRIBER_HTML_DEFAULT) until the administrator picks one.
+  const [htmlChoice, setHtmlChoice] = useState<boolean | null>(null);
   const [phase, setPhase] = useState<Phase>({ step: 'idle' });
   const [error, setError] = useState<string | null>(null);
 
   const context = useApi(async () => {
-    const [lists, attributes] = await Promise.all([
+    const [lists, attributes, defaults] = await Promise.all([
       unwrap(api.GET('/api/v2/lists', { params: { query: { limit: 100 } } })).then((p) => p.items),
       unwrap(api.GET('/api/v2/attributes', { params: { query: { limit: 100 } } })).then(
         (p) => p.items.map((a) => a.name),
         () => null,
       ),
+      unwrap(api.GET('/api/v2/subscribers/defaults')),
     ]);
-    return { lists, attributes };
+    return { lists, attributes, htmlEmail: defaults.html_email };
   }, []);
+  const htmlEmail = htmlChoice ?? context.data?.htmlEmail ?? true;
 
   const choose = async (chosen: File | null) => {
     setFile(chosen);
@@ -46,7 +50,7 @@ export default function Import() {
     setError(null);
     setPhase({ step: 'uploading', sent: 0, total: file.size });
     try {
-      const result = await upload(file, { listId, updateExisting, sendConfirmation, markConfirmed }, (sent, total) =>
+      const result = await upload(file, { listId, updateExisting, sendConfirmation, markConfirmed, htmlEmail }, (sent, total) =>
         setPhase(sent < total ? { step: 'uploading', sent, total } : { step: 'writing' }),
       );
       setPhase({ step: 'done', result });
@@ -122,6 +126,15 @@ export default function Import() {
             <input type="radio" name="confirmation" checked={!sendConfirmation} onChange={() => setSendConfirmation(false)} /> join without any mail
           </label>
         </fieldset>
+        <fieldset disabled={busy}>
+          <legend>New subscribers get (when the file has no “html_email” column)</legend>
+          <label className="inline">
+            <input type="radio" name="format" checked={htmlEmail} onChange={() => setHtmlChoice(true)} /> HTML mail
+          </label>
+          <label className="inline">
+            <input type="radio" name="format" checked={!htmlEmail} onChange={() => setHtmlChoice(false)} /> the text version only
+          </label>
+        </fieldset>
         <label className="inline">
           <input type="checkbox" checked={updateExisting} disabled={busy} onChange={(e) => setUpdateExisting(e.target.checked)} /> Update people who
           already exist (otherwise they are left as they are)
@@ -194,13 +207,14 @@ function Summary({ result }: { result: ImportResult }) {
  */
 function upload(
   file: File,
-  options: { listId: string; updateExisting: boolean; sendConfirmation: boolean; markConfirmed: boolean },
+  options: { listId: string; updateExisting: boolean; sendConfirmation: boolean; markConfirmed: boolean; htmlEmail: boolean },
   progress: (sent: number, total: number) => void,
 ): Promise<ImportResult> {
   const query = new URLSearchParams({
     update_existing: String(options.updateExisting),
     send_confirmation: String(options.sendConfirmation),
     mark_confirmed: String(options.markConfirmed),
+    html_email: String(options.htmlEmail),
   });
   if (options.listId) query.set('list_id', options.listId);
   const body = new FormData();

@@ -104,7 +104,8 @@ function fresh(kind: string, vocabulary: Vocabulary): Json {
     case 'list':
       return { type: kind, op: 'member_of', list_ids: vocabulary.lists[0] ? [vocabulary.lists[0].id] : [] };
     case 'engagement':
-      return { type: kind, action: 'opened', within_last_days: 90 };
+      // Ever, unless a number of days is typed (issue 25: "did not open" used to mean "in the last 90 days" unnoticed).
+      return { type: kind, action: 'opened' };
     case 'clicked_link':
       return { type: kind, url: 'https://' };
     default:
@@ -560,7 +561,7 @@ type PreviewState =
   | { status: 'loading' }
   | { status: 'invalid'; errors: Record<string, string[]> }
   | { status: 'error'; error: ApiError }
-  | { status: 'ready'; count: number; sample: { id: number; email: string; confirmed: boolean; blacklisted: boolean }[] };
+  | { status: 'ready'; count: number; sendable: number; sample: { id: number; email: string; confirmed: boolean; blacklisted: boolean }[] };
 
 /**
  * Count and sample of an unsaved definition, asked again 400 ms after the last change. A newer change aborts the
@@ -581,7 +582,7 @@ function usePreview(definition: Group): PreviewState {
         unwrap(api.POST('/api/v2/segments/count', { body: { definition: body }, signal })),
         unwrap(api.POST('/api/v2/segments/subscribers', { body: { definition: body, limit: 10 }, signal })),
       ]).then(
-        ([count, page]) => live && setState({ status: 'ready', count: count.count, sample: page.items }),
+        ([count, page]) => live && setState({ status: 'ready', count: count.count, sendable: count.sendable, sample: page.items }),
         (err: ApiError) => {
           if (!live) return;
           if (err.status === 422 && Object.keys(err.fields).length > 0) setState({ status: 'invalid', errors: err.fields });
@@ -609,6 +610,12 @@ function Preview({ state }: { state: PreviewState }) {
             ? 'Fix the conditions to count'
             : `${state.count.toLocaleString()} ${state.count === 1 ? 'subscriber matches' : 'subscribers match'}`}
       </p>
+      {state.status === 'ready' && state.count > 0 && (
+        <p className="muted" data-testid="segment-sendable">
+          {state.sendable.toLocaleString()} of {state.count.toLocaleString()} can be mailed: a campaign reaches the confirmed ones who are not
+          blacklisted or disabled.
+        </p>
+      )}
       {state.status === 'invalid' && (
         <ul className="errors">
           {Object.entries(state.errors).map(([path, messages]) => (

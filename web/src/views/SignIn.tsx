@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import type { ApiError } from '../api/client';
 import { api, session, unwrap } from '../api/client';
+import { Link } from '../router';
 import { formatWait, useWait } from '../ui/wait';
 
 /** Sign-in form. A 429 from the login throttle is shown with its wait, counted down. */
@@ -75,6 +76,9 @@ export function SignIn({ onSignedIn, expired }: { onSignedIn: () => void; expire
         <button className="button primary" type="submit" disabled={busy || wait > 0}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
+        <p>
+          <Link to="password-reset">Forgot password?</Link>
+        </p>
       </form>
     </main>
   );

@@ -105,10 +105,14 @@ export default function Subscribers() {
 function CreateSubscriber({ open, onClose }: { open: boolean; onClose: () => void }) {
   const [email, setEmail] = useState('');
   const [requestConfirmation, setRequestConfirmation] = useState(false);
+  // The mail format starts at the service's setting (SUBSCRIBER_HTML_DEFAULT) until the administrator changes it.
+  const defaults = useApi(() => unwrap(api.GET('/api/v2/subscribers/defaults')), []);
+  const [htmlChoice, setHtmlChoice] = useState<boolean | null>(null);
+  const htmlEmail = htmlChoice ?? defaults.data?.html_email ?? true;
   const action = useAction();
   const submit = () =>
     action.run(async () => {
-      const s = await unwrap(api.POST('/api/v2/subscribers', { body: { email, request_confirmation: requestConfirmation } }));
+      const s = await unwrap(api.POST('/api/v2/subscribers', { body: { email, request_confirmation: requestConfirmation, html_email: htmlEmail } }));
       navigate(`subscribers/${s.id}`);
     });
   return (
@@ -120,6 +124,10 @@ function CreateSubscriber({ open, onClose }: { open: boolean; onClose: () => voi
       <label className="inline">
         <input type="checkbox" checked={requestConfirmation} onChange={(e) => setRequestConfirmation(e.target.checked)} /> Send a confirmation mail
         (otherwise confirmed now)
+      </label>
+      <label className="inline">
+        <input type="checkbox" checked={htmlEmail} onChange={(e) => setHtmlChoice(e.target.checked)} /> Prefers HTML mail (otherwise the text version
+        only)
       </label>
     </FormDialog>
   );

@@ -1,10 +1,33 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { LimitedPage, LinkTokenParams, LinkTrackQuery, NotFoundPage, RedirectResponse } from './click.schemas.js';
-import { followLink, LIMITED } from './click.service.js';
-import { firstValue, requestDetails } from './request-details.js';
+import {
+  firstValue,
+  followLink,
+  LIMITED,
+  LimitedPage,
+  LinkTokenParams,
+  LinkTrackQuery,
+  NotFoundPage,
+  RedirectResponse,
+  requestDetails,
+} from '../tracking/index.js';
+import { sendPage } from './headers.js';
+import { messagePage } from './layout.js';
 
-const NOT_FOUND_PAGE = '<!doctype html><title>Link not found</title><h1>This link is not valid.</h1>';
+/*
+ * A forged, mistyped or cut-off link: a page in the public pages' layout that says what the reader can do (issue 25:
+ * it was one bare sentence). English only: the link names no subscriber or subscribe page whose language it could use.
+ */
+const NOT_FOUND_PAGE = messagePage({
+  lang: 'en',
+  title: 'This link does not work',
+  heading: 'This link does not work',
+  paragraphs: [
+    'The address you opened is not complete or has been changed: a mail program sometimes breaks a long link across two lines.',
+    'Open the mail again and click the link there, or copy the whole address into your browser. If it still does not work, ' +
+      'reply to the mail to tell its sender.',
+  ],
+});
 const LIMITED_PAGE =
   '<!doctype html><title>Too many requests</title><h1>Too many requests from your network.</h1><p>Please try the link again in a moment.</p>';
 
@@ -17,7 +40,7 @@ export const clickRoutes: FastifyPluginAsyncTypebox<{ root?: boolean }> = async 
   const follow = async (request: FastifyRequest, reply: FastifyReply, token: string | undefined) => {
     const url = await followLink(app.ctx, token, requestDetails(request));
     if (url === LIMITED) return reply.code(429).header('retry-after', '1').type('text/html; charset=utf-8').send(LIMITED_PAGE);
-    if (!url) return reply.code(404).type('text/html; charset=utf-8').send(NOT_FOUND_PAGE);
+    if (!url) return sendPage(reply.type('text/html; charset=utf-8'), 404, NOT_FOUND_PAGE);
     // Not cached: every click is to reach us.
     return reply.code(302).header('cache-control', 'no-store').header('location', url).send();
   };
