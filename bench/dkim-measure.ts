@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { dkimKey, type DkimKey } from '../src/mail/dkim/keys.js';
+import { dkimKey, type DkimKey } from '../src/shared/dkim-keys.js';
 import { createDkimSigner } from '../src/mail/dkim/signer.js';
 import { compileCampaign } from '../src/sending/compose/index.js';
 import { withComposeFixture } from './compose-fixture.js';

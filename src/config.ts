@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { DkimKeyError, loadDkimKeys, type DkimKey } from './mail/index.js';
+import { DkimKeyError, loadDkimKeys, type DkimKey } from './shared/dkim-keys.js';
 
 /**
  * Every environment variable the service reads, with its default. The same list, with the same defaults,
@@ -31,7 +31,7 @@ export const EnvSchema = Type.Object({
   // One server, or several separated by commas (campaign mail is spread over them round-robin).
   SMTP_URL: Type.String({ default: '', pattern: '^(|smtps?://[^,\\s]+(\\s*,\\s*smtps?://[^,\\s]+)*)$' }),
   MAIL_FROM: Type.String({ minLength: 3, default: 'Mailroom <mailroom@localhost>' }),
-  // `domain:selector:/path/to/key.pem`, comma-separated: DKIM keys (mail/dkim/keys.ts). Empty: mail goes out unsigned.
+  // `domain:selector:/path/to/key.pem`, comma-separated: DKIM keys (shared/dkim-keys.ts). Empty: mail goes out unsigned.
   DKIM_KEYS: Type.String({ default: '' }),
   BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1_048_576 }),
   UPLOAD_LIMIT: Type.Integer({ minimum: 1024, default: 52_428_800 }),

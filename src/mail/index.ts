@@ -3,8 +3,6 @@
  * What other areas may use: they import it from this file, never from the files below (eslint enforces it;
  * see "Areas and their boundaries" in README.md). Route plugins are not here: app.ts registers them.
  */
-export { DkimKeyError, loadDkimKeys } from './dkim/keys.js';
-export type { DkimKey } from './dkim/keys.js';
 export { createDkimSigner } from './dkim/signer.js';
 export type { DkimSigner } from './dkim/signer.js';
 export { mailFailure } from './mail-log.js';

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
-import { dkimKey, type DkimKey } from '../../src/mail/dkim/keys.js';
+import { dkimKey, type DkimKey } from '../../src/shared/dkim-keys.js';
 
 /*
  * DKIM keys made for a test run, and mailauth's verifier (an independent implementation) with a resolver stub that

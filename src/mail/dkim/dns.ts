@@ -1,5 +1,5 @@
-import type { DkimKey } from './keys.js';
-import { keysForDomain } from './keys.js';
+import type { DkimKey } from '../../shared/dkim-keys.js';
+import { keysForDomain } from '../../shared/dkim-keys.js';
 
 /*
  * What to publish in DNS for the configured keys (`npm run dkim`), as zone-file lines: a TXT record's strings may

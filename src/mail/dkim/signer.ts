@@ -1,6 +1,6 @@
 import { createHash, sign } from 'node:crypto';
 import { crlfOnly, headerFields, relaxedHeader, RelaxedBody } from './canonical.js';
-import { keysForDomain, type DkimKey } from './keys.js';
+import { keysForDomain, type DkimKey } from '../../shared/dkim-keys.js';
 
 /*
  * DKIM-Signature headers (RFC 6376, relaxed/relaxed) for finished messages, one per key of the From domain (RSA,
