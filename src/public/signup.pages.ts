@@ -156,6 +156,15 @@ export function thanksPage(form: SignupForm): PublicPage {
   });
 }
 
+/**
+ * An active page with no list a visitor may join (none set, or none public): the form could never be sent, so the
+ * page says why instead of showing a "Lists (required)" with nothing to tick (issue 25).
+ */
+export function noListsPage(form: SignupForm): PublicPage {
+  const t = translator(signup, form.lang);
+  return messagePage({ lang: form.lang, title: t('noListsTitle'), heading: t('noListsTitle'), paragraphs: [t('noListsText')] });
+}
+
 export function notFoundPage(lang: Lang): PublicPage {
   const c = translator(common, lang);
   return messagePage({ lang, title: c('notFoundTitle'), heading: c('notFoundTitle'), paragraphs: [c('notFoundText')] });

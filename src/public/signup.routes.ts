@@ -7,7 +7,7 @@ import { sendPage } from './headers.js';
 import { pickLanguage, translator } from '../shared/i18n.js';
 import { signup } from './messages/signup.js';
 import { checkSignup, readSignupInput, type FormBody } from './signup.form.js';
-import { formPage, notFoundPage, thanksPage, tooManyPage } from './signup.pages.js';
+import { formPage, noListsPage, notFoundPage, thanksPage, tooManyPage } from './signup.pages.js';
 import { HtmlPage, SignupFormBody, SignupParams } from './signup.schemas.js';
 import { loadSignupForm, signUp } from './signup.service.js';
 
@@ -61,12 +61,13 @@ export const signupRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: "A subscribe page's sign-up form (public HTML page)",
         security: [],
         params: SignupParams,
-        response: { 200: HtmlPage('The form'), 404: HtmlPage('Unknown or inactive page') },
+        response: { 200: HtmlPage('The form, or why the page takes no sign-ups yet (no list to join)'), 404: HtmlPage('Unknown or inactive page') },
       },
     },
     async (request, reply) => {
       const form = await loadOr404(request);
       if (!form) return sendPage(reply, 404, notFoundPage(lang(request)));
+      if (form.lists.length === 0) return sendPage(reply, 200, noListsPage(form));
       return sendPage(reply, 200, formPage(form));
     },
   );
@@ -89,6 +90,7 @@ export const signupRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: {
           303: { description: 'Signed up (or nothing to do): see the thank-you page', type: 'null' },
           404: HtmlPage('Unknown or inactive page'),
+          409: HtmlPage('The page has no list to join yet: why, and what to do'),
           422: HtmlPage('The form again, with the messages'),
           429: HtmlPage('Too many sign-ups: when to try again'),
         },
@@ -97,6 +99,7 @@ export const signupRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const form = await loadOr404(request);
       if (!form) return sendPage(reply, 404, notFoundPage(lang(request)));
+      if (form.lists.length === 0) return sendPage(reply, 409, noListsPage(form));
       const body = (request.body ?? {}) as FormBody;
       const input = readSignupInput(form, body);
       const thanks = () => reply.code(303).header('location', `/subscribe/${form.id}/thanks`).header('cache-control', 'no-store').send();

@@ -85,6 +85,27 @@ describe('GET /subscribe/{pageId}', () => {
     assert.ok(html.includes('<label for="email_confirm">E-mail address again'));
   });
 
+  test('an active page with no list to join (none set, or none public) says why instead of a form nobody can send', async () => {
+    const f = await signupFixture(t.db);
+    for (const lists of ['', String(f.hidden.id)]) {
+      await setPageData(t.db, f.page.id, 'lists', lists);
+      const res = await t.inject({ method: 'GET', url: `/subscribe/${f.page.id}` });
+      assert.equal(res.statusCode, 200);
+      assertPageHeaders(res.headers);
+      assert.ok(res.body.includes('<h1>Sign-ups are not open yet</h1>'), res.body);
+      assert.ok(res.body.includes('This form has no list to join yet, so it cannot take sign-ups.'));
+      assert.ok(!res.body.includes('<form'), 'no form to fill in');
+      const email = `nolists-${lists || 'none'}@example.org`;
+      const sent = await post(f.page.id, [
+        ['email', email],
+        ['list', String(f.hidden.id)],
+      ]);
+      assert.equal(sent.statusCode, 409);
+      assert.ok(sent.body.includes('Sign-ups are not open yet'));
+      assert.equal(await subscriberByEmail(t.db, email), undefined, 'nobody was signed up');
+    }
+  });
+
   test('German from Accept-Language, or from the page setting whatever the browser says', async () => {
     const f = await signupFixture(t.db, { button: null });
     const de = await t.inject({ method: 'GET', url: `/subscribe/${f.page.id}`, headers: { 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' } });

@@ -22,6 +22,9 @@ export const signup = catalogue({
     thanksDoubleOptIn:
       'Please check your inbox: if this address can be signed up, we have sent a message with a link to confirm. The link is valid until you use it.',
     thanksSingleOptIn: 'Your sign-up has been received.',
+    noListsTitle: 'Sign-ups are not open yet',
+    noListsText:
+      'This form has no list to join yet, so it cannot take sign-ups. Please come back later. If you run this site: choose the lists of this subscribe page (its "lists" setting) in the admin console or the API.',
   },
   de: {
     emailLabel: 'E-Mail-Adresse',
@@ -43,5 +46,8 @@ export const signup = catalogue({
     thanksDoubleOptIn:
       'Bitte sehen Sie in Ihrem Posteingang nach: Wenn diese Adresse angemeldet werden kann, haben wir eine Nachricht mit einem Bestätigungslink geschickt. Der Link gilt, bis Sie ihn verwenden.',
     thanksSingleOptIn: 'Ihre Anmeldung ist eingegangen.',
+    noListsTitle: 'Anmeldungen sind noch nicht möglich',
+    noListsText:
+      'Dieses Formular hat noch keine Liste, für die man sich anmelden kann. Bitte versuchen Sie es später noch einmal. Wenn Sie diese Website betreiben: wählen Sie die Listen dieser Anmeldeseite (ihre Einstellung „lists“) in der Verwaltungsoberfläche oder über die API.',
   },
 });
