@@ -165,9 +165,10 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   registerErrorHandler(app);
   registerRequestLimits(app, config);
   registerOverloadShedding(app, config, database);
-  registerMetrics(app, { config, database, backlog: () => events.pending, collectors: [() => collectSendMetrics(ctx)] });
   registerAuth(app);
   await registerOpenApi(app);
+  // After the OpenAPI plugin, which documents only the routes added after it.
+  registerMetrics(app, { config, database, backlog: () => events.pending, collectors: [() => collectSendMetrics(ctx)] });
   if (config.corsOrigins.length > 0) {
     await app.register(cors, {
       origin: config.corsOrigins.includes('*') ? true : [...config.corsOrigins],

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { ForbiddenError } from '../shared/errors.js';
+import { errorResponses } from '../shared/schemas.js';
 import { databaseOldestWait, databaseWaiting, httpRequestDuration, registry, trackingBacklog } from '../shared/metrics.js';
 
 /*
@@ -42,7 +43,7 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
           'README.md, "Metrics", lists the series and alert rules.',
         security: [],
         produces: ['text/plain'],
-        response: { 200: { type: 'string', description: 'Metrics in the Prometheus text format' } },
+        response: { 200: { type: 'string', description: 'Metrics in the Prometheus text format' }, ...errorResponses(403) },
       },
     },
     async (request, reply) => {
