@@ -7,3 +7,4 @@ export * from './tracking.js';
 export * from './system.js';
 export * from './segments.js';
 export * from './analytics.js';
+export * from './webhooks.js';
