@@ -10,7 +10,7 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
  * import an area's *.routes.ts to register it. shared/, db/, plugins/, config.ts and context.ts are
  * infrastructure that every area imports directly.
  */
-const AREAS = ['identity', 'subscription', 'public', 'tracking', 'segments', 'mail', 'sending', 'messaging'];
+const AREAS = ['identity', 'subscription', 'public', 'tracking', 'segments', 'mail', 'sending', 'messaging', 'webhooks'];
 const EXTRA_DOORS = {};
 const areaZones = (areas) =>
   areas.flatMap((area) => {

@@ -45,6 +45,8 @@ import { segmentRoutes } from './segments/segment.routes.js';
 import { attachmentDownloadRoutes } from './messaging/attachment-download.routes.js';
 import { attachmentRoutes } from './messaging/attachment.routes.js';
 import { bounceRuleRoutes } from './messaging/bounce-rule.routes.js';
+import { webhookRoutes } from './webhooks/webhook.routes.js';
+import { collectWebhookMetrics } from './webhooks/index.js';
 import { bounceRoutes } from './messaging/bounce.routes.js';
 import { bounceInboundRoutes } from './messaging/bounce-inbound.routes.js';
 import { BounceCounts } from './messaging/index.js';
@@ -144,7 +146,12 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   registerHttpConventions(app);
   registerErrorHandler(app);
   registerOverloadShedding(app, config, database);
-  registerMetrics(app, { config, database, backlog: () => events.pending, collectors: [() => collectSendMetrics(ctx)] });
+  registerMetrics(app, {
+    config,
+    database,
+    backlog: () => events.pending,
+    collectors: [() => collectSendMetrics(ctx), () => collectWebhookMetrics(ctx)],
+  });
   registerAuth(app);
   await registerOpenApi(app);
   if (config.corsOrigins.length > 0) {
@@ -201,6 +208,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(attachmentDownloadRoutes);
       await api.register(bounceRoutes);
       await api.register(bounceRuleRoutes);
+      await api.register(webhookRoutes);
       await api.register(bounceInboundRoutes);
 
       // sending area

@@ -52,6 +52,7 @@ describe('loadConfig', () => {
       attachmentStore: 'disk',
       imageCheckTimeoutMs: 5000,
       imageCheckAllowLoopback: false,
+      webhookAllowPrivate: false,
       forward: { emailCount: 1, personalNoteSize: 0, rateLimit: 5 },
       preferences: { linkDays: 365, clientLimit: 60 },
       preferencesPageLinkDays: 7,

@@ -64,7 +64,9 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     uniqueIndex('webhook_deliveries_endpoint_event_key').on(t.endpointId, t.eventId),
-    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
+    index('webhook_deliveries_due_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`status = 'pending'`),
     index('webhook_deliveries_endpoint_id_idx').on(t.endpointId, t.id),
     index('webhook_deliveries_event_id_idx').on(t.eventId),
   ],
