@@ -5,7 +5,7 @@
  */
 export { WEBHOOK_EVENT_TYPES } from './events.js';
 export type { WebhookEventType } from './events.js';
-export { recordWebhookEvent } from './record.js';
+export { isWebhookWanted, recordWebhookEvent } from './record.js';
 export { startWebhookSender } from './sender.js';
 export type { WebhookSender } from './sender.js';
 export { collectWebhookMetrics } from './metrics.js';

@@ -19,7 +19,8 @@ export function forgetWantedTypes(): void {
   wanted = null;
 }
 
-async function isWanted(db: Executor, type: string): Promise<boolean> {
+/** Whether some enabled endpoint wants the type (the cached answer): lets a hot path skip a transaction it needs only for an event. */
+export async function isWebhookWanted(db: Executor, type: WebhookEventType): Promise<boolean> {
   if (!wanted || Date.now() - wanted.at > REFRESH_MS) {
     wanted = { types: new Set(await wantedEventTypes(db)), at: Date.now() };
   }
@@ -36,7 +37,7 @@ export function newEventId(): string {
  * Answers the event id, or null when no endpoint wants it (nothing written).
  */
 export async function recordWebhookEvent(tx: Executor, type: WebhookEventType, payload: Record<string, unknown>): Promise<string | null> {
-  if (!(await isWanted(tx, type))) return null;
+  if (!(await isWebhookWanted(tx, type))) return null;
   const id = newEventId();
   return (await insertEvent(tx, id, type, payload)) ? id : null;
 }
