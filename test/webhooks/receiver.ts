@@ -7,15 +7,18 @@ import type { AddressInfo } from 'node:net';
  * specification, not from src/webhooks): it records every request, and answers what `mode` says.
  */
 
+export type Mode = 'ok' | 'fail' | 'hang';
+
 export interface Received {
   readonly id: string;
   readonly timestamp: string;
   readonly signature: string;
   readonly body: string;
   readonly headers: IncomingHttpHeaders;
+  /** What the receiver was doing when it came. */
+  readonly mode: Mode;
 }
 
-export type Mode = 'ok' | 'fail' | 'hang';
 
 export interface Receiver {
   readonly url: string;
@@ -39,6 +42,7 @@ export async function startReceiver(): Promise<Receiver> {
         signature: String(req.headers['webhook-signature']),
         body,
         headers: req.headers,
+        mode: receiver.mode,
       });
       if (receiver.mode === 'hang') {
         receiver.hanging++;
