@@ -49,7 +49,8 @@ const newSubscriber = async () => {
   assert.equal(res.statusCode, 201, res.body);
   return res.json() as { id: number; email: string };
 };
-const deliveries = async (query = '') => (await t.inject({ method: 'GET', url: `/api/v2/webhooks/${endpoint.id}/deliveries${query}`, headers })).json();
+const deliveries = async (query = '') =>
+  (await t.inject({ method: 'GET', url: `/api/v2/webhooks/${endpoint.id}/deliveries${query}`, headers })).json();
 
 describe('webhook delivery', () => {
   test('an event is POSTed once, signed as Standard Webhooks says, and listed as delivered', async () => {
@@ -183,10 +184,7 @@ describe('webhook delivery', () => {
     while ((await sender.runOnce()) > 0);
     await sender.stop();
     const bodies = receiver.received.map((m) => JSON.parse(m.body));
-    assert.deepEqual(
-      bodies.map((b) => b.type).sort(),
-      ['campaign.status_changed', 'subscriber.created', 'subscriber.updated'],
-    );
+    assert.deepEqual(bodies.map((b) => b.type).sort(), ['campaign.status_changed', 'subscriber.created', 'subscriber.updated']);
     assert.deepEqual(bodies.find((b) => b.type === 'subscriber.updated').data.changed, ['html_email']);
     assert.deepEqual(bodies.find((b) => b.type === 'campaign.status_changed').data, {
       campaign: { id: campaign.id, subject: 'Hooked' },

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /*
@@ -19,7 +19,6 @@ export interface Received {
   readonly mode: Mode;
 }
 
-
 export interface Receiver {
   readonly url: string;
   readonly received: Received[];
@@ -30,7 +29,7 @@ export interface Receiver {
 }
 
 export async function startReceiver(): Promise<Receiver> {
-  const held = new Set<import('node:http').ServerResponse>();
+  const held = new Set<ServerResponse>();
   const server = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');

@@ -159,15 +159,21 @@ describe('the ping', () => {
   test('refuses a private address at delivery time too (DNS may have changed)', async () => {
     // Registered while allowed (as if the name pointed elsewhere then), pinged while not.
     const secret = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
-    const [row] = await t.db.insert(webhookEndpoints).values({ url: receiver.url, events: ['subscriber.created'], secret }).returning();
+    const [row] = await t.db
+      .insert(webhookEndpoints)
+      .values({ url: receiver.url, events: ['subscriber.created'], secret })
+      .returning();
     const res = await t.inject({ method: 'POST', url: `/api/v2/webhooks/${row!.id}/test`, headers });
     assert.equal(res.statusCode, 200);
-    assert.deepEqual({ ...res.json(), webhook_id: 'x' }, {
-      webhook_id: 'x',
-      delivered: false,
-      status: null,
-      error: 'The endpoint does not resolve to public addresses only.',
-    });
+    assert.deepEqual(
+      { ...(res.json() as object), webhook_id: 'x' },
+      {
+        webhook_id: 'x',
+        delivered: false,
+        status: null,
+        error: 'The endpoint does not resolve to public addresses only.',
+      },
+    );
     assert.equal(receiver.received.length, 0);
   });
 });
