@@ -34,9 +34,10 @@ export async function runCampaignWithWebhooks(fixture: SendFixture, context: Job
   });
   try {
     const figures = await runCampaign(fixture, context, { ...run, env: { ...run.env, WEBHOOK_ALLOW_PRIVATE: '1' } });
-    // The finished event is posted within the sender's poll after the campaign is sent.
-    const until = Date.now() + 5000;
-    while (requests < 4 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    // Five events (draft → submitted → prepared → inprocess → sent, and finished); the last ones are posted within
+    // the sender's poll after the campaign is sent.
+    const until = Date.now() + 10_000;
+    while (requests < 5 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
     return { ...figures, webhook_requests: requests };
   } finally {
     await withDatabase(databaseUrl, (db) => db.query('delete from webhook_endpoints where id = $1', [id]));
