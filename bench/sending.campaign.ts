@@ -217,7 +217,7 @@ async function untilSettled(url: string, ids: readonly string[], endAt: number):
   });
 }
 
-async function withDatabase<T>(url: string, work: (db: pg.Client) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(url: string, work: (db: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

@@ -4,6 +4,7 @@ import { runBare } from './sending.bare.js';
 import { runCampaign } from './sending.campaign.js';
 import { AUDIENCE, FROM, PAIR_AUDIENCE, sendAudience, type SendFixture } from './sending.seeds.js';
 import { withDkimKeys } from './sending.dkim.js';
+import { runCampaignWithWebhooks } from './sending.webhooks.js';
 
 /*
  * The sending area's bench scenarios (jobs; see ./scenario.ts), gathered by ./scenarios.ts. Issue 5's figures: the
@@ -54,6 +55,21 @@ export const sendingScenarios: readonly Scenario[] = [
       withDkimKeys(FROM, (env) =>
         runCampaign(fixture, context, { label: 'one worker, DKIM-signed', listId: fixture.fullListId, recipients: AUDIENCE, workers: 1, env }),
       ),
+  }),
+  // Issue 27: the same campaign with an endpoint wanting the campaign events; the target is within 5 % of the plain
+  // send. `npm run bench -- send-campaign-100k` runs both, back to back.
+  scenario<SendFixture>({
+    name: 'send-campaign-100k-webhooks',
+    seed: sendAudience,
+    rate: 'messages_per_s',
+    baselines: ['send-campaign-100k'],
+    job: (fixture, context) =>
+      runCampaignWithWebhooks(fixture, context, {
+        label: 'one worker, campaign webhooks',
+        listId: fixture.fullListId,
+        recipients: AUDIENCE,
+        workers: 1,
+      }),
   }),
   scenario<SendFixture>({
     name: 'send-two-workers',

@@ -46,6 +46,8 @@ import { segmentRoutes } from './segments/segment.routes.js';
 import { attachmentDownloadRoutes } from './messaging/attachment-download.routes.js';
 import { attachmentRoutes } from './messaging/attachment.routes.js';
 import { bounceRuleRoutes } from './messaging/bounce-rule.routes.js';
+import { webhookRoutes } from './webhooks/webhook.routes.js';
+import { collectWebhookMetrics } from './webhooks/index.js';
 import { bounceRoutes } from './messaging/bounce.routes.js';
 import { bounceInboundRoutes } from './messaging/bounce-inbound.routes.js';
 import { BounceCounts } from './messaging/index.js';
@@ -168,7 +170,12 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   registerAuth(app);
   await registerOpenApi(app);
   // After the OpenAPI plugin, which documents only the routes added after it.
-  registerMetrics(app, { config, database, backlog: () => events.pending, collectors: [() => collectSendMetrics(ctx)] });
+  registerMetrics(app, {
+    config,
+    database,
+    backlog: () => events.pending,
+    collectors: [() => collectSendMetrics(ctx), () => collectWebhookMetrics(ctx)],
+  });
   if (config.corsOrigins.length > 0) {
     await app.register(cors, {
       origin: config.corsOrigins.includes('*') ? true : [...config.corsOrigins],
@@ -225,6 +232,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(attachmentDownloadRoutes);
       await api.register(bounceRoutes);
       await api.register(bounceRuleRoutes);
+      await api.register(webhookRoutes);
       await api.register(bounceInboundRoutes);
 
       // sending area

@@ -60,6 +60,8 @@ export const EnvSchema = Type.Object({
   IMAGE_CHECK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 }),
   // For tests only: lets check_external_images reach a loopback server. Never on in production.
   IMAGE_CHECK_ALLOW_LOOPBACK: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'off' }),
+  // Webhook endpoints on loopback, private or link-local addresses: refused unless 1 (tests, closed networks).
+  WEBHOOK_ALLOW_PRIVATE: Type.Union([Type.Literal('0'), Type.Literal('1')], { default: '0' }),
   FORWARD_EMAIL_COUNT: Type.Integer({ minimum: 1, maximum: 100, default: 1 }),
   FORWARD_PERSONAL_NOTE_SIZE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 500 }),
   FORWARD_RATE_LIMIT: Type.Integer({ minimum: 1, maximum: 100_000, default: 5 }),
@@ -150,6 +152,8 @@ export interface Config {
   readonly imageCheckTimeoutMs: number;
   /** Tests only: check_external_images may request loopback addresses (every other non-public one stays refused). */
   readonly imageCheckAllowLoopback: boolean;
+  /** Webhook endpoints may be on loopback, private and link-local addresses (WEBHOOK_ALLOW_PRIVATE=1). */
+  readonly webhookAllowPrivate: boolean;
   /** Forward to a friend (reference §5.17). */
   readonly forward: ForwardConfig;
   /** The preference centre and the other public subscriber pages of issue 13 (src/public). */
@@ -391,6 +395,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     attachmentStore: converted.ATTACHMENT_STORE || (converted.DATABASE_URL ? 'database' : 'disk'),
     imageCheckTimeoutMs: converted.IMAGE_CHECK_TIMEOUT_MS,
     imageCheckAllowLoopback: converted.IMAGE_CHECK_ALLOW_LOOPBACK === 'on',
+    webhookAllowPrivate: converted.WEBHOOK_ALLOW_PRIVATE === '1',
     subscribePageClientLimit: converted.SUBSCRIBE_PAGE_CLIENT_LIMIT,
     subscriberHtmlDefault: converted.SUBSCRIBER_HTML_DEFAULT === 'on',
     preferences: Object.freeze({ linkDays: converted.PREFERENCES_LINK_DAYS, clientLimit: converted.PREFERENCES_CLIENT_LIMIT }),

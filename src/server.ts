@@ -5,6 +5,7 @@ import { startMailQueue, type MailQueueDrainer } from './mail/index.js';
 import { configOrExit, runMain, stopOnSignals, tellOperator } from './process.js';
 import { startWorker, type SendWorker } from './sending/index.js';
 import { HOME_PAGE } from './system.routes.js';
+import { startWebhookSender, type WebhookSender } from './webhooks/index.js';
 
 /** The process: configuration, the app, listening, and a graceful close on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -16,11 +17,12 @@ async function main(): Promise<void> {
   let worker: SendWorker | null = null;
   let bounceMailbox: BounceMailbox | null = null;
   let mailQueue: MailQueueDrainer | null = null;
+  let webhookSender: WebhookSender | null = null;
   signals.arm({
     app,
     // The sender first: it finishes the mails in flight and hands unsent claimed records back while the database
     // is still open.
-    parts: () => [worker, mailQueue, bounceMailbox],
+    parts: () => [worker, mailQueue, bounceMailbox, webhookSender],
     message: 'shutting down: finishing in-flight requests',
     capMs: 20_000,
   });
@@ -35,6 +37,8 @@ async function main(): Promise<void> {
   if (config.sendWorker || !config.databaseUrl) mailQueue = startMailQueue(app.ctx);
   // The bounce mailbox is read by the processes that send (BOUNCE_MAILBOX_URL set), not by API-only ones.
   if (config.sendWorker) bounceMailbox = startBounceMailbox(app.ctx);
+  // Webhook events are posted by the same processes (issue 27).
+  if (config.sendWorker) webhookSender = startWebhookSender(app.ctx);
   const where = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
   const storage = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
   tellOperator(`\nMailroom is listening on ${where} (storage: ${storage}, mail: ${app.ctx.mailer.kind}).\n`);

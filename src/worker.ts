@@ -3,6 +3,7 @@ import { startMailQueue } from './mail/index.js';
 import { startBounceMailbox } from './messaging/index.js';
 import { configOrExit, runMain, stopOnSignals } from './process.js';
 import { startWorker } from './sending/index.js';
+import { startWebhookSender } from './webhooks/index.js';
 
 /**
  * `npm run worker`: a campaign sender on its own, no HTTP. Start as many as the mail servers can take, against one
@@ -30,8 +31,14 @@ async function main(): Promise<void> {
   const mailQueue = startMailQueue(app.ctx);
   // The bounce mailbox is read by the processes that send (BOUNCE_MAILBOX_URL set).
   const bounceMailbox = startBounceMailbox(app.ctx);
+  const webhookSender = startWebhookSender(app.ctx);
   app.log.info({ workerId: worker.id, transport: app.ctx.transport.kind }, 'mailroom worker running');
-  signals.arm({ app, parts: () => [worker, mailQueue, bounceMailbox], message: 'worker shutting down: finishing mails in flight', capMs: 60_000 });
+  signals.arm({
+    app,
+    parts: () => [worker, mailQueue, bounceMailbox, webhookSender],
+    message: 'worker shutting down: finishing mails in flight',
+    capMs: 60_000,
+  });
 }
 
 runMain('mailroom worker', main);

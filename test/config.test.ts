@@ -56,6 +56,7 @@ describe('loadConfig', () => {
       attachmentStore: 'disk',
       imageCheckTimeoutMs: 5000,
       imageCheckAllowLoopback: false,
+      webhookAllowPrivate: false,
       forward: { emailCount: 1, personalNoteSize: 500, rateLimit: 5 },
       preferences: { linkDays: 365, clientLimit: 60 },
       preferencesPageLinkDays: 7,

@@ -251,6 +251,8 @@ export interface BounceTexts {
  * FOR UPDATE first and everything is written only if it is still as matchBounce read it (confirmed, blacklisted,
  * bounce count — every bounce that could change the decision changes one of them); answers `stale` otherwise, and
  * nothing is written: the caller matches and decides again. `duplicate`: the message was processed before.
+ * `tx`: the statement runs in that transaction (the caller writes a webhook event with it) instead of as the prepared
+ * statement on the database.
  */
 export async function writeBounce(
   database: AppDb,
@@ -258,48 +260,56 @@ export async function writeBounce(
   texts: BounceTexts,
   m: BounceMatch,
   d: BounceDecision,
+  tx?: Executor,
 ): Promise<'written' | 'duplicate' | 'stale'> {
   const was = m.subscriber;
   const sub = d.subscriber;
   const inc = d.increment;
-  const [row] = await database.prepared(
-    'mailroom_write_bounce',
-    WRITE_SQL,
-    [
-      was?.id ?? null,
-      was?.confirmed ?? false,
-      was?.blacklisted ?? false,
-      was?.bounceCount ?? 0,
-      texts.key,
-      bounceId,
-      d.store,
-      d.status,
-      texts.kind,
-      texts.comment,
-      texts.header,
-      texts.data,
-      d.campaignId,
-      d.subscriberId,
-      d.deliveryId,
-      d.counted,
-      sub?.id ?? null,
-      sub?.confirmed ?? false,
-      sub?.blacklisted ?? false,
-      sub?.changed ?? false,
-      d.deleteSubscriber,
-      d.blacklist.map((b) => b.email),
-      d.blacklist.map((b) => b.reason),
-      d.history.map((x) => x.summary),
-      d.history.map((x) => x.detail),
-      d.systemInfo,
-      inc !== null,
-      inc?.campaignId ?? null,
-      inc?.ruleId ?? null,
-    ],
-    (r) => ({ claimed: int(r, 'claimed'), locked: int(r, 'locked') }),
-  );
+  const values = [
+    was?.id ?? null,
+    was?.confirmed ?? false,
+    was?.blacklisted ?? false,
+    was?.bounceCount ?? 0,
+    texts.key,
+    bounceId,
+    d.store,
+    d.status,
+    texts.kind,
+    texts.comment,
+    texts.header,
+    texts.data,
+    d.campaignId,
+    d.subscriberId,
+    d.deliveryId,
+    d.counted,
+    sub?.id ?? null,
+    sub?.confirmed ?? false,
+    sub?.blacklisted ?? false,
+    sub?.changed ?? false,
+    d.deleteSubscriber,
+    d.blacklist.map((b) => b.email),
+    d.blacklist.map((b) => b.reason),
+    d.history.map((x) => x.summary),
+    d.history.map((x) => x.detail),
+    d.systemInfo,
+    inc !== null,
+    inc?.campaignId ?? null,
+    inc?.ruleId ?? null,
+  ];
+  const toRow = (r: Row) => ({ claimed: int(r, 'claimed'), locked: int(r, 'locked') });
+  const [row] = tx
+    ? await queryRows(tx, positional(WRITE_SQL, values), toRow)
+    : await database.prepared('mailroom_write_bounce', WRITE_SQL, values, toRow);
   if (row!.claimed > 0) return 'written';
   return was !== null && row!.locked === 0 ? 'stale' : 'duplicate';
+}
+
+/** A statement written with `$n` placeholders as a Drizzle query, each `$n` the n-th value as a parameter. */
+function positional(text: string, values: readonly unknown[]) {
+  const parts = text.split(/\$(\d+)/);
+  const query = sql.empty();
+  parts.forEach((part, i) => query.append(i % 2 === 0 ? sql.raw(part) : sql`${sql.param(values[Number(part) - 1])}`));
+  return query;
 }
 
 /**

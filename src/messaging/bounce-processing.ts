@@ -6,6 +6,7 @@ import * as repo from './bounce-processing.repository.js';
 import { deliveryOfAddresses } from '../mail/index.js';
 import { DEFAULT_READ_TIMEOUT_MS, readBounce, type BounceKind, type BounceReport } from './dsn.js';
 import { bouncesTotal } from '../shared/metrics.js';
+import { isWebhookWanted, recordWebhookEvent } from '../webhooks/index.js';
 
 /*
  * Bounce processing (issue 6): a bounce message, from the mailbox or POST /bounces/inbound, is read (dsn.ts) and
@@ -191,10 +192,27 @@ async function record(ctx: AppContext, report: BounceReport, rule: ActiveRule | 
     data: strip(report.text),
   };
   const walk = consecutiveWalk(facts, thresholds);
+  // A failure is reported to webhook endpoints that want it, in the bounce's transaction; when none does (the
+  // usual case, a cached answer), the bounce is written as one prepared statement, as before.
+  const event = report.kind === null ? null : report.kind === 'complaint' ? 'complaint.recorded' : 'bounce.recorded';
+  const reported = event !== null && (await isWebhookWanted(ctx.db, event));
   for (let attempt = 1; ; attempt++) {
     const { bounceId, match } = await repo.matchBounce(ctx.db, evidence, walk);
     const decision = decideBounce(bounceId, facts, match, thresholds);
-    const written = await repo.writeBounce(ctx.db, bounceId, texts, match, decision);
+    const written = !reported
+      ? await repo.writeBounce(ctx.db, bounceId, texts, match, decision)
+      : await ctx.db.transaction(async (tx) => {
+          const outcome = await repo.writeBounce(ctx.db, bounceId, texts, match, decision, tx);
+          if (outcome === 'written') {
+            await recordWebhookEvent(tx, event, {
+              bounce: { id: bounceId, status: decision.status, kind: report.kind, label, rule_id: rule?.id ?? null },
+              campaign_id: decision.campaignId,
+              subscriber_id: match.subscriber?.id ?? null,
+              actions: decision.actions,
+            });
+          }
+          return outcome;
+        });
     if (written === 'written') {
       ctx.bounceCounts.recorded();
       return {

@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { resolvePublic, type AddressPolicy, type ResolvedAddress } from './public-address.js';
+import { resolvePublic, type AddressPolicy, type ResolvedAddress } from '../shared/public-address.js';
 import { isFullHttpUrl } from './template-html.js';
 
 /** More distinct remote images than this are refused rather than checked (each check is a network request). */

@@ -84,3 +84,9 @@ export const databaseOldestWait = new Gauge({
   help: 'How long the oldest unanswered statement has waited (embedded database only; 0 on PostgreSQL)',
   registers: [registry],
 });
+
+export const webhooksPending = new Gauge({
+  name: 'mailroom_webhooks_pending',
+  help: 'Webhook deliveries waiting to be sent or tried again',
+  registers: [registry],
+});

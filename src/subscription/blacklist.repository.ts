@@ -1,6 +1,7 @@
 import { and, asc, count, gt, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { blacklist, subscribers } from '../db/schema/index.js';
+import { reportBlacklisted } from './subscriber-webhooks.js';
 
 export type BlacklistRow = typeof blacklist.$inferSelect;
 
@@ -31,10 +32,12 @@ export async function deleteEntry(db: Executor, email: string): Promise<void> {
 }
 
 export async function setSubscriberFlag(db: Executor, email: string, blacklisted: boolean): Promise<void> {
-  await db
+  const rows = await db
     .update(subscribers)
     .set({ blacklisted, updatedAt: new Date() })
-    .where(sql`${sameEmail(subscribers.email, email)} and ${subscribers.blacklisted} <> ${blacklisted}`);
+    .where(sql`${sameEmail(subscribers.email, email)} and ${subscribers.blacklisted} <> ${blacklisted}`)
+    .returning();
+  if (blacklisted) await reportBlacklisted(db, rows);
 }
 
 /** The lower-cased addresses among `emails` that are in the blacklist table. */

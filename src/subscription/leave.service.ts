@@ -3,6 +3,7 @@ import * as repo from './leave.repository.js';
 import type { LeftList } from './leave.repository.js';
 import { insertHistory } from './subscriber-history.repository.js';
 import type { HistoryOrigin } from './subscriber-history.schemas.js';
+import { recordWebhookEvent } from '../webhooks/index.js';
 
 /*
  * Leaving: the one way a subscriber comes off lists at their own request, whichever page they ask on (the
@@ -65,6 +66,13 @@ export async function leaveInTransaction(tx: Executor, subscriberId: number, req
   const skipped = await repo.skipQueuedMail(tx, subscriberId, request.skipReason, campaignId);
   if (lists.length > 0 || skipped > 0) {
     await insertHistory(tx, subscriberId, request.origin, 'Unsubscribed', request.describe(lists.length > 0 ? listNames(lists) : null, skipped));
+  }
+  if (lists.length > 0) {
+    await recordWebhookEvent(tx, 'subscriber.unsubscribed', {
+      subscriber: { id: subscriberId },
+      lists: lists.map((l) => ({ id: l.id, name: l.name })),
+      campaign_id: campaignId,
+    });
   }
   return { lists, skipped };
 }

@@ -2,6 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { listMemberCounts, lists, subscribers, subscriptions } from '../db/schema/index.js';
 import type { SubscriberRow } from './subscriber.repository.js';
+import { reportConfirmed, reportCreated } from './subscriber-webhooks.js';
 
 /**
  * A list's member count, or undefined when there is no such list, in one round trip: the sum of its counter shards,
@@ -34,16 +35,19 @@ export async function findSubscribersByEmails(db: Executor, emails: string[]): P
  */
 export async function insertSubscribers(db: Executor, values: (typeof subscribers.$inferInsert)[]): Promise<number[]> {
   if (values.length === 0) return [];
-  const rows = await db.insert(subscribers).values(values).onConflictDoNothing().returning({ id: subscribers.id });
+  const rows = await db.insert(subscribers).values(values).onConflictDoNothing().returning();
+  await reportCreated(db, rows);
   return rows.map((r) => r.id);
 }
 
 export async function confirmSubscribers(db: Executor, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
-  await db
+  const rows = await db
     .update(subscribers)
     .set({ confirmed: true, updatedAt: new Date() })
-    .where(and(inArray(subscribers.id, ids), eq(subscribers.confirmed, false)));
+    .where(and(inArray(subscribers.id, ids), eq(subscribers.confirmed, false)))
+    .returning();
+  await reportConfirmed(db, rows);
 }
 
 /** Subscribes; existing subscriptions stay as they are. Answers the ids newly subscribed. */

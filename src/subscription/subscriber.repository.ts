@@ -6,6 +6,7 @@ import { toSubscriberList } from './list.repository.js';
 import type { SubscriberList } from './list.schemas.js';
 import type { Subscriber, SubscriberOnly } from './subscriber.schemas.js';
 import type { SubscriberHistory } from './subscriber-history.schemas.js';
+import { reportCreated, reportUpdated } from './subscriber-webhooks.js';
 
 export type SubscriberRow = typeof subscribers.$inferSelect;
 export type NewSubscriberRow = typeof subscribers.$inferInsert;
@@ -108,6 +109,7 @@ export function toSubscriberOnly(row: SubscriberRow): SubscriberOnly {
 
 export async function insertSubscriber(db: Executor, values: NewSubscriberRow): Promise<SubscriberRow> {
   const [row] = await db.insert(subscribers).values(values).returning();
+  await reportCreated(db, [row!]);
   return row!;
 }
 
@@ -118,6 +120,7 @@ export async function updateSubscriber(db: Executor, id: number, values: Partial
     .set({ ...values, updatedAt: new Date() })
     .where(eq(subscribers.id, id))
     .returning();
+  if (row) await reportUpdated(db, row, values);
   return row;
 }
 

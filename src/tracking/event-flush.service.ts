@@ -2,6 +2,7 @@ import type { Db, Executor } from '../db/client.js';
 import type { ClickEvent, OpenEvent } from './tracking-event.js';
 import * as repo from './event-flush.repository.js';
 import { flagScannerBursts, SCANNER_WINDOW_MS, timingMachineReason } from './machine-detection.js';
+import { recordWebhookEvent } from '../webhooks/index.js';
 
 /*
  * One flush of the event buffer, in one transaction: match the events to their delivery records (reading the firsts
@@ -97,8 +98,46 @@ export async function writeEvents(db: Db, batch: FlushBatch, machineSeconds: num
     if (clicks.length > 0) await repo.addLinkClicks(tx, plan.linkTotals(), plan.linkClickers());
     await repo.addCampaignTallies(tx, [...plan.campaigns.values()]);
     await repo.addHourlyTallies(tx, [...plan.hours.values()]);
+    await reportEvents(tx, opens, openEvents, clicks, clickEvents);
     return result;
   });
+}
+
+/**
+ * Webhooks (issue 27): one `open.recorded` and one `click.recorded` event per flush, listing the batch's stored
+ * events, and only when an endpoint asks for them (otherwise no statement is run). No address or IP: ids only.
+ */
+async function reportEvents(
+  tx: Executor,
+  opens: readonly JudgedEvent[],
+  openEvents: readonly OpenEvent[],
+  clicks: readonly JudgedEvent[],
+  clickEvents: readonly ClickEvent[],
+): Promise<void> {
+  if (opens.length > 0) {
+    await recordWebhookEvent(tx, 'open.recorded', {
+      opens: opens.map(({ row, machineReason }) => ({
+        campaign_id: openEvents[row.ord - 1]!.campaignId,
+        subscriber_id: row.subscriberId,
+        at: openEvents[row.ord - 1]!.at.toISOString(),
+        machine: machineReason !== null,
+      })),
+    });
+  }
+  if (clicks.length > 0) {
+    await recordWebhookEvent(tx, 'click.recorded', {
+      clicks: clicks.map(({ row, machineReason }) => {
+        const source = clickEvents[row.ord - 1]!;
+        return {
+          campaign_id: source.campaignId,
+          subscriber_id: source.subscriberId,
+          link_id: source.linkId,
+          at: source.at.toISOString(),
+          machine: machineReason !== null,
+        };
+      }),
+    });
+  }
 }
 
 /** An event that matched a delivery record, with the verdict it is stored with (null: a person's). */

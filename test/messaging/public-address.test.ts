@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isPublicAddress, resolvePublic } from '../../src/messaging/public-address.js';
+import { isPublicAddress, resolvePublic } from '../../src/shared/public-address.js';
 
 /* The address policy behind check_external_images (issue 17, SSRF): what counts as public. */
 

@@ -8,3 +8,4 @@ export * from './system.js';
 export * from './segments.js';
 export * from './analytics.js';
 export * from './mail.js';
+export * from './webhooks.js';

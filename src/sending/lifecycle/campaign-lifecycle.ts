@@ -2,6 +2,7 @@ import type { Executor } from '../../db/client.js';
 import type { CampaignStatus } from '../../messaging/index.js';
 import { markCampaignSegment, segmentIdOf } from '../../segments/index.js';
 import { ConflictError, ValidationError } from '../../shared/errors.js';
+import { isWebhookWanted, recordWebhookEvent } from '../../webhooks/index.js';
 import { markCampaignLists } from '../audience.repository.js';
 import * as repo from './lifecycle.repository.js';
 import { canMove, INVALID_TRANSITION } from './transitions.js';
@@ -38,6 +39,20 @@ export async function moveCampaign(tx: Executor, campaign: repo.LockedCampaign, 
   }
   await repo.writeStatus(tx, campaign, to, new Date());
   if (to === 'submitted') await handOver(tx, campaign.id);
+  await reportMove(tx, campaign, to);
+}
+
+/** Webhook events of a move, in its transaction; the totals are counted only when an endpoint wants them. */
+async function reportMove(tx: Executor, campaign: repo.LockedCampaign, to: CampaignStatus): Promise<void> {
+  const about = { id: campaign.id, subject: campaign.subject };
+  await recordWebhookEvent(tx, 'campaign.status_changed', { campaign: about, from: campaign.status, to });
+  if (to === 'sent' && (await isWebhookWanted(tx, 'campaign.finished'))) {
+    const deliveries = await repo.deliveryTotals(tx, campaign.id);
+    await recordWebhookEvent(tx, 'campaign.finished', {
+      campaign: about,
+      totals: { deliveries, views: campaign.views, bounces: campaign.bounceCount },
+    });
+  }
 }
 
 /** An administrator's change of status: locks, then moves. Answers false when there is no such campaign. */

@@ -1,6 +1,6 @@
-import { and, eq } from 'drizzle-orm';
+import { and, count, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { campaigns, listCampaigns } from '../../db/schema/index.js';
+import { campaigns, deliveries, listCampaigns } from '../../db/schema/index.js';
 import type { CampaignStatus } from '../../messaging/index.js';
 
 /*
@@ -45,4 +45,14 @@ export async function writeReopened(tx: Executor, campaignId: number, now: Date)
     .where(and(eq(campaigns.id, campaignId), eq(campaigns.status, 'sent')))
     .returning({ id: campaigns.id });
   return rows.length > 0;
+}
+
+/** The campaign's delivery records by status (`sent`, `failed`, `skipped` …): a finished campaign's totals. */
+export async function deliveryTotals(tx: Executor, campaignId: number): Promise<Record<string, number>> {
+  const rows = await tx
+    .select({ status: deliveries.status, n: count() })
+    .from(deliveries)
+    .where(eq(deliveries.campaignId, campaignId))
+    .groupBy(deliveries.status);
+  return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
