@@ -55,7 +55,7 @@ export const bouncesTotal = new Counter({
 
 export const loadShedTotal = new Counter({
   name: 'mailroom_load_shed_total',
-  help: 'Requests answered 503 at once by the embedded database load shedder (PGlite only)',
+  help: 'Requests answered 503 at once by the load shedder of the embedded database (only there)',
   registers: [registry],
 });
 
