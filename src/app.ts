@@ -21,7 +21,7 @@ import { subscriberHistoryRoutes } from './subscription/subscriber-history.route
 import { subscriberExportRoutes } from './subscription/subscriber-export.routes.js';
 import { subscriberImportRoutes } from './subscription/subscriber-import.routes.js';
 import { subscriberRoutes } from './subscription/subscriber.routes.js';
-import { createMailer, stopMailQueues, type Mailer } from './mail/index.js';
+import { collectMailQueueMetrics, createMailer, stopMailQueues, type Mailer } from './mail/index.js';
 import { collectSendMetrics, createTransport, type Transport } from './sending/index.js';
 import { testSendRoutes } from './sending/test-send.routes.js';
 import { campaignPreviewRoutes } from './sending/campaign-preview.routes.js';
@@ -174,7 +174,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     config,
     database,
     backlog: () => events.pending,
-    collectors: [() => collectSendMetrics(ctx), () => collectWebhookMetrics(ctx)],
+    collectors: [() => collectSendMetrics(ctx), () => collectWebhookMetrics(ctx), () => collectMailQueueMetrics(ctx)],
   });
   if (config.corsOrigins.length > 0) {
     await app.register(cors, {

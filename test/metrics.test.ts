@@ -5,6 +5,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { eq } from 'drizzle-orm';
+import { mailQueue } from '../src/db/schema/index.js';
 import { startTestApp, type TestApp } from './helper.js';
 import { listWithMembers, parkOtherCampaigns, sendableCampaign, withWorker } from './sending/send-fixtures.js';
 
@@ -42,6 +44,9 @@ describe('GET /metrics', () => {
       'mailroom_database_pool_waiting',
       'mailroom_database_oldest_wait_seconds',
       'mailroom_deliveries_waiting{campaign_status="inprocess"}',
+      'mailroom_mail_queue_waiting{state="new"}',
+      'mailroom_mail_queue_waiting{state="retrying"}',
+      'mailroom_webhooks_pending',
     ]) {
       assert.ok(res.body.includes(`\n${name} `) || res.body.startsWith(`${name} `), `${name} missing`);
     }
@@ -72,6 +77,20 @@ describe('GET /metrics', () => {
     assert.equal(delta('mailroom_http_request_duration_seconds_count{route="/api/v2/lists/:listId",method="GET",status="200"}'), 1);
     assert.equal(delta('mailroom_http_request_duration_seconds_count{route="/api/v2/lists/:listId",method="GET",status="404"}'), 1);
     assert.equal(valueOf(after, 'mailroom_deliveries_waiting{campaign_status="inprocess"}'), 0);
+    // A system mail that failed once and waits for its retry shows in the mail queue's gauge.
+    const [queued] = await t.db
+      .insert(mailQueue)
+      .values({
+        kind: 'confirmation',
+        message: { to: 'x@example.org', subject: 's', text: 't' },
+        attempts: 1,
+        nextAttemptAt: new Date(Date.now() + 3_600_000),
+        giveUpAt: new Date(Date.now() + 7_200_000),
+      })
+      .returning({ id: mailQueue.id });
+    const queue = (await t.inject({ method: 'GET', url: '/metrics' })).body;
+    await t.db.delete(mailQueue).where(eq(mailQueue.id, queued!.id));
+    assert.equal(valueOf(queue, 'mailroom_mail_queue_waiting{state="retrying"}'), 1);
     assert.ok(!after.includes('/api/v2/lists/999999') && !after.includes(`/api/v2/lists/${list.id}"`), 'paths never become labels');
   });
 });

@@ -10,4 +10,5 @@ export { createMailer, smtpPoolOptions, smtpUrls } from './mailer.js';
 export type { Mailer } from './mailer.js';
 export { deliveryOfAddresses, verpSender } from './verp.js';
 export { mailQueued, queueMail, startMailQueue, stopMailQueues } from './mail-queue.js';
+export { collectMailQueueMetrics } from './mail-queue.metrics.js';
 export type { MailKind, MailQueueDrainer, MailToQueue } from './mail-queue.js';

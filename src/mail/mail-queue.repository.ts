@@ -83,6 +83,17 @@ export async function retryMail(db: Executor, id: number, workerId: string, dela
   );
 }
 
+/** Mails waiting: never tried yet, and tried and failed at least once (GET /metrics). */
+export async function countQueuedByState(db: Executor): Promise<{ fresh: number; retrying: number }> {
+  const [row] = await db
+    .select({
+      fresh: sql<number>`count(*) filter (where ${mailQueue.attempts} = 0)::int`,
+      retrying: sql<number>`count(*) filter (where ${mailQueue.attempts} > 0)::int`,
+    })
+    .from(mailQueue);
+  return { fresh: row?.fresh ?? 0, retrying: row?.retrying ?? 0 };
+}
+
 /** How many mails wait (tests and the operator's view). */
 export async function countQueued(db: Executor): Promise<number> {
   const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(mailQueue);

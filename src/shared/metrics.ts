@@ -90,3 +90,10 @@ export const webhooksPending = new Gauge({
   help: 'Webhook deliveries waiting to be sent or tried again',
   registers: [registry],
 });
+
+export const mailQueueWaiting = new Gauge({
+  name: 'mailroom_mail_queue_waiting',
+  help: 'System mail to one person (confirmation, list-join, address change, password reset) waiting to leave, by whether an attempt has failed',
+  labelNames: ['state'] as const,
+  registers: [registry],
+});
