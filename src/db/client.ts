@@ -78,7 +78,7 @@ export interface Database {
   waitingMs?(): number;
   /** Requests waiting for a connection (PostgreSQL's pool) or statements queued for the database thread (PGlite). */
   waiting(): number;
-  /** Embedded database only: a gzip'd tar of its data directory, taken in one step (see snapshot/control-socket.ts). */
+  /** Embedded database only: a tar of its data directory, taken in one step (see snapshot/control-socket.ts). */
   dumpDataDir?(): Promise<Blob>;
   close(): Promise<void>;
 }
@@ -125,7 +125,9 @@ async function createPglite(dataDir: string, loadDataDir?: Blob): Promise<Databa
     withLock: (_key, fn) => fn(),
     waitingMs: () => client.waitingMs(),
     waiting: () => client.waitingCalls,
-    dumpDataDir: () => client.dumpDataDir('gzip'),
+    // Uncompressed: gzip inside the database thread took five times as long (22.7 against 4.6 s for 200,000
+    // subscribers), and requests wait while it runs; the backup compresses what it writes itself.
+    dumpDataDir: () => client.dumpDataDir('none'),
     exec: async (script) => {
       await client.exec(script);
     },

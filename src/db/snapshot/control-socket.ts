@@ -13,7 +13,7 @@ import type { FastifyBaseLogger } from 'fastify';
 export const CONTROL_SOCKET = 'control.sock';
 export const DATA_DIR_PATH = '/data-dir';
 
-/** Serves `GET /data-dir` (a gzip'd tar of the embedded database) on DATA_DIR/control.sock; answers the stop. */
+/** Serves `GET /data-dir` (a tar of the embedded database) on DATA_DIR/control.sock; answers the stop. */
 export async function serveDataDirDumps(dataDir: string, dump: () => Promise<Blob>, log: FastifyBaseLogger): Promise<() => Promise<void>> {
   const path = join(dataDir, CONTROL_SOCKET);
   // This process holds DATA_DIR's lock, so a socket file left here is a dead process's.
@@ -25,7 +25,7 @@ export async function serveDataDirDumps(dataDir: string, dump: () => Promise<Blo
     }
     dump().then(
       async (blob) => {
-        response.writeHead(200, { 'content-type': 'application/gzip', 'content-length': blob.size });
+        response.writeHead(200, { 'content-type': 'application/x-tar', 'content-length': blob.size });
         response.end(Buffer.from(await blob.arrayBuffer()));
         log.info({ bytes: blob.size }, 'database copy handed to a backup');
       },
