@@ -94,7 +94,7 @@ export function WebhookDeliveries({ webhook }: { webhook: Webhook }) {
                 <tr key={d.id}>
                   <td>
                     {d.type}
-                    <div className="muted small mono">{d.event_id}</div>
+                    <div className="muted small mono hide-narrow">{d.event_id}</div>
                   </td>
                   <td>
                     <span className={`badge${d.status === 'delivered' ? ' good' : d.status === 'failed' ? ' bad' : ''}`}>{d.status}</span>

@@ -4,6 +4,7 @@ import type { paths } from '../api/schema';
 import { useApi } from '../api/useApi';
 import { ConfirmDialog, Empty, ErrorState, formatDate, Loading, Notice, PageHeader, useAction } from '../ui/kit';
 import { WebhookDeliveries } from './WebhookDeliveries';
+import './templates.css';
 
 type Webhook = paths['/api/v2/webhooks']['get']['responses'][200]['content']['application/json'][number];
 type EventType = paths['/api/v2/webhooks']['post']['requestBody']['content']['application/json']['events'][number];
@@ -115,7 +116,7 @@ export default function Webhooks() {
             <tbody>
               {hooks.data.map((hook) => (
                 <tr key={hook.id}>
-                  <td>
+                  <td className="break">
                     <code className="pattern">{hook.url}</code>
                   </td>
                   <td className="hide-narrow small">{hook.events.join(', ')}</td>
