@@ -135,7 +135,7 @@ describe('console: administrator attributes', { skip }, () => {
     const page = await openSignedIn(h, { key: s.key, id: s.sessionId }, '/admin/administrator-attributes');
     await page.getByRole('row', { name: /Phone/ }).waitFor();
     const menu = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-    assert.deepEqual(menu, ['Attributes', 'Admin attributes', 'Your account']);
+    assert.deepEqual(menu, ['Attributes', 'Admin attributes', 'Webhooks', 'Your account']);
   });
 
   test('screenshots and accessibility: administrator attributes', async () => {

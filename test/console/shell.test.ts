@@ -46,6 +46,7 @@ describe('console shell', { skip }, () => {
       'Bounces',
       'Attributes',
       'Admin attributes',
+      'Webhooks',
       'Administrators',
       'Your account',
     ]);

@@ -22,6 +22,7 @@ const Templates = lazy(() => import('./views/Templates'));
 const TemplatePage = lazy(() => import('./views/TemplatePage'));
 const Bounces = lazy(() => import('./views/Bounces'));
 const BounceRules = lazy(() => import('./views/BounceRules'));
+const Webhooks = lazy(() => import('./views/Webhooks'));
 const CampaignSend = lazy(() => import('./views/CampaignSend'));
 const CampaignDeliveries = lazy(() => import('./views/CampaignDeliveries'));
 const CampaignReport = lazy(() => import('./views/CampaignReport'));
@@ -58,6 +59,7 @@ const ROUTES: Route[] = [
   { pattern: 'templates/:id', need: 'campaigns', render: (p) => <TemplatePage key={p.id} id={p.id === 'new' ? null : Number(p.id)} /> },
   { pattern: 'bounces', need: 'campaigns', render: () => <Bounces /> },
   { pattern: 'bounce-rules', need: 'settings', render: () => <BounceRules /> },
+  { pattern: 'webhooks', need: 'settings', render: () => <Webhooks /> },
   { pattern: 'campaigns/:id/send', need: 'campaigns', render: (p) => <CampaignSend id={Number(p.id)} /> },
   { pattern: 'campaigns/:id/deliveries', need: 'campaigns', render: (p) => <CampaignDeliveries id={Number(p.id)} /> },
   { pattern: 'campaigns/:id/report', need: 'statistics', render: (p) => <CampaignReport id={Number(p.id)} /> },
@@ -77,6 +79,7 @@ const MENU: { to: string; label: string; need: Privilege | 'super' | null }[] = 
   { to: 'bounces', label: 'Bounces', need: 'campaigns' },
   { to: 'attributes', label: 'Attributes', need: 'settings' },
   { to: 'administrator-attributes', label: 'Admin attributes', need: 'settings' },
+  { to: 'webhooks', label: 'Webhooks', need: 'settings' },
   { to: 'administrators', label: 'Administrators', need: 'super' },
   { to: 'account', label: 'Your account', need: null },
 ];
