@@ -5,7 +5,7 @@ import type { Rights } from '../identity/index.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { findSubscriberId, loadDefinitionsWithOptions } from '../subscription/index.js';
 import type { Preview, PreviewBody } from './campaign-preview.schemas.js';
-import { CompileError, compileCampaign, loadRecipients, RecipientError, type RecipientData } from './compose/index.js';
+import { CompileError, compileCampaign, loadRecipients, RecipientError, standInRecipient, type RecipientData } from './compose/index.js';
 import { normaliseName } from './compose/placeholders.js';
 
 export const PREVIEW_SUBSCRIBER_NOT_FOUND = 'Subscriber not found.';
@@ -72,19 +72,10 @@ export async function previewCampaign(ctx: AppContext, campaignId: number, body:
 async function sampleRecipient(ctx: AppContext): Promise<RecipientData> {
   const definitions = await loadDefinitionsWithOptions(ctx.db);
   const attributes = new Map(definitions.map((d) => [normaliseName(d.name), d.defaultValue || d.options[0]?.name || d.name]));
-  const now = new Date();
-  return {
-    subscriberId: 0,
+  return standInRecipient({
     uniqueId: '0123456789abcdef0123456789abcdef',
     email: 'sample.subscriber@example.com',
-    htmlEmail: true,
-    confirmed: true,
-    blacklisted: false,
-    disabled: false,
-    bounceCount: 0,
-    createdAt: now,
-    updatedAt: now,
     attributes,
     lists: ['Sample list'],
-  };
+  });
 }

@@ -1,6 +1,6 @@
 import { escapeHtml } from '../shared/html.js';
 import type { AppContext } from '../context.js';
-import { compileCampaign, RecipientError, type CompiledCampaign, type RecipientData } from './compose/index.js';
+import { compileCampaign, RecipientError, standInRecipient, type CompiledCampaign, type RecipientData } from './compose/index.js';
 import { SendFailure } from './transport.js';
 
 /*
@@ -35,22 +35,8 @@ export function introOf(mail: Pick<ForwardMail, 'fromName' | 'fromEmail' | 'note
 }
 
 function friendOf(email: string): RecipientData {
-  const now = new Date();
-  return {
-    // No subscriber: the copy's tracked links (if any) and bounces lead to nobody.
-    subscriberId: 0,
-    uniqueId: 'forwarded',
-    email,
-    htmlEmail: true,
-    confirmed: true,
-    blacklisted: false,
-    disabled: false,
-    bounceCount: 0,
-    createdAt: now,
-    updatedAt: now,
-    attributes: new Map(),
-    lists: [],
-  };
+  // No subscriber: the copy's tracked links (if any) and bounces lead to nobody.
+  return standInRecipient({ uniqueId: 'forwarded', email, attributes: new Map(), lists: [] });
 }
 
 /**

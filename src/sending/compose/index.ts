@@ -4,4 +4,4 @@
  */
 export { compileCampaign } from './compile.js';
 export { loadRecipients } from './recipients.js';
-export { CompileError, RecipientError, type CompiledCampaign, type RecipientData, type Rendered } from './types.js';
+export { CompileError, RecipientError, standInRecipient, type CompiledCampaign, type RecipientData, type Rendered } from './types.js';

@@ -18,6 +18,25 @@ export interface RecipientData {
   lists: readonly string[];
 }
 
+/**
+ * A recipient who is not a subscriber (a preview's sample, a forwarded copy's friend): confirmed, HTML, id 0, so its
+ * tracked links and bounces lead to nobody. `who` gives what differs.
+ */
+export function standInRecipient(who: Pick<RecipientData, 'uniqueId' | 'email' | 'attributes' | 'lists'>): RecipientData {
+  const now = new Date();
+  return {
+    subscriberId: 0,
+    htmlEmail: true,
+    confirmed: true,
+    blacklisted: false,
+    disabled: false,
+    bounceCount: 0,
+    createdAt: now,
+    updatedAt: now,
+    ...who,
+  };
+}
+
 export interface Rendered {
   readonly message: RawMessage;
   /** `html` when the mail has an HTML part (with its text alternative), `text` when it is text only. */
