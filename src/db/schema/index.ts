@@ -9,3 +9,5 @@ export * from './segments.js';
 export * from './analytics.js';
 export * from './mail.js';
 export * from './webhooks.js';
+export * from './media.js';
+export * from './settings.js';

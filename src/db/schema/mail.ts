@@ -19,7 +19,14 @@ export const mailQueue = pgTable(
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     /** What the mail is (`confirmation`, `list-join`, `address-change`, `address-undo`, `password-reset` …): for the log. */
     kind: text('kind').notNull(),
-    /** The message: `{to, subject, text, html?}` (nodemailer's fields; From is the service's MAIL_FROM). */
+    /**
+     * The message: `{to, subject, text, html?, messageId}` (nodemailer's fields; From is the service's MAIL_FROM), a
+     * finished one, `{envelope: {from, to}, raw}` (base64 bytes: a forwarded campaign copy), or a reference,
+     * `{ref, messageId}`: the id the kind's renderer makes the mail from when it is sent (a `confirmation` request's
+     * subscriber; src/mail/mail-renderers.ts). A reference keeps the queue's writes small (an import's
+     * confirmations) and lets the mail be dropped when it is no longer wanted; it stays in this column rather than one
+     * of its own so that the queue's columns stay about delivery and the mail area names no other area's table.
+     */
     message: jsonb('message').notNull(),
     attempts: integer('attempts').notNull().default(0),
     /** When a drainer may take the row: due now, after a back-off, or when the lease of the drainer holding it ends. */

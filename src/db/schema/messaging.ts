@@ -6,6 +6,7 @@ import {
   customType,
   index,
   integer,
+  jsonb,
   pgTable,
   primaryKey,
   serial,
@@ -66,6 +67,13 @@ export const templateImages = pgTable(
  * Campaigns (phpList "messages"). Status values and transitions: reference §7.1. The `as_*` columns count
  * recipients by the format they were sent.
  */
+/** What `campaigns.editor` holds; `outdated`: the body was replaced since by a client that did not send the document. */
+export interface CampaignEditorDocument {
+  format: 'visual' | 'richtext' | 'markdown' | 'html' | 'text';
+  source: string | null;
+  outdated: boolean;
+}
+
 export const campaigns = pgTable(
   'campaigns',
   {
@@ -76,10 +84,17 @@ export const campaigns = pgTable(
     templateId: integer('template_id').references(() => templates.id, { onDelete: 'set null' }),
     // content
     subject: text('subject').notNull().default('(no subject)'),
+    /** Ours: what the console's tables and titles call the campaign, apart from its subject. Null before issue 26. */
+    name: text('name'),
     /** The body, HTML or text per `send_format`. */
     body: text('body').notNull().default(''),
     textBody: text('text_body').notNull().default(''),
     footer: text('footer').notNull().default(''),
+    /**
+     * The console editor's own document beside the body it produced (Mailroom's `content.editor`, docs/api.md): the
+     * format it was written in and its source (block JSON, Markdown); null for campaigns written as plain HTML/text.
+     */
+    editor: jsonb('editor').$type<CampaignEditorDocument>(),
     // format
     sendFormat: text('send_format').notNull().default('html'),
     htmlFormatted: boolean('html_formatted').notNull().default(true),

@@ -244,3 +244,25 @@ export const subscriberCounts = pgTable('subscriber_counts', {
   shard: integer('shard').primaryKey(),
   subscribers: bigint('subscribers', { mode: 'number' }).notNull().default(0),
 });
+
+/**
+ * Bulk actions over many subscribers (`POST /subscribers/bulk`): one row per request, its progress written after each
+ * batch, so any process can answer `GET /subscribers/bulk/{id}` while the one that took the request does the work.
+ */
+export const bulkJobs = pgTable('bulk_jobs', {
+  id: serial('id').primaryKey(),
+  action: text('action').notNull(),
+  /** `running`, then `done`, `failed` or `interrupted` (the process stopped between two batches). */
+  state: text('state').notNull().default('running'),
+  listId: integer('list_id'),
+  reason: text('reason'),
+  /** How many subscribers the selection held when the job started, and how many of them have been worked through. */
+  total: integer('total').notNull().default(0),
+  done: integer('done').notNull().default(0),
+  /** How many the action changed (e.g. not already members, not already blacklisted). */
+  affected: integer('affected').notNull().default(0),
+  error: text('error'),
+  adminId: integer('admin_id').references(() => administrators.id, { onDelete: 'set null' }),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  finishedAt: timestamp('finished_at', { withTimezone: true }),
+});
