@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
+import { organisationBrand, type Brand } from './brand.js';
 
 /*
  * Headers of every public HTML page. The pages run no script at all (`script-src 'none'`), load styles only from
@@ -49,11 +50,14 @@ export function pageHeaders(policy: PagePolicy = {}): Record<string, string> {
 export interface PublicPage {
   readonly html: string;
   readonly policy: PagePolicy;
+  /** The same page with the organisation's name and logo (the layout's pages); sendPage applies the current ones. */
+  readonly withBrand?: (brand: Brand) => PublicPage;
 }
 
 export function sendPage(reply: FastifyReply, status: number, page: PublicPage, extraHeaders: Record<string, string> = {}) {
+  const sent = page.withBrand ? page.withBrand(organisationBrand(reply.server.ctx)) : page;
   return reply
     .code(status)
-    .headers({ ...pageHeaders(page.policy), ...extraHeaders })
-    .send(page.html);
+    .headers({ ...pageHeaders(sent.policy), ...extraHeaders })
+    .send(sent.html);
 }

@@ -1,5 +1,5 @@
 import { escapeHtml } from '../shared/html.js';
-import type { DefinitionWithOptions } from '../subscription/index.js';
+import { defaultAsValue, type DefinitionWithOptions } from '../subscription/index.js';
 import type { PublicPage } from './headers.js';
 import { translator, type Lang, type Translate } from '../shared/i18n.js';
 import {
@@ -31,7 +31,8 @@ const text = (value: string | null | undefined) => value?.trim() ?? '';
 function attributeControl(d: DefinitionWithOptions, raw: readonly string[], error: string | undefined, t: T, required: string): string {
   const id = attributeField(d.id);
   const base: FieldCommon = { id, name: id, label: d.name, error, required: d.required, requiredText: required };
-  const value = raw[0] ?? d.defaultValue ?? '';
+  // The default as given (an option by id or name, a checkbox word …) in the terms of the controls: ids, `1`/`0`.
+  const value = raw[0] ?? defaultAsValue(d) ?? '';
   const choices = d.options.map((o) => ({ value: String(o.id), label: o.name }));
   switch ((d.type ?? 'textline').toLowerCase()) {
     case 'textarea':

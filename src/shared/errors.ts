@@ -62,6 +62,12 @@ export class ServiceUnavailableError extends HttpError {
   }
 }
 
+export class UnsupportedMediaTypeError extends HttpError {
+  constructor(message: string) {
+    super(415, message);
+  }
+}
+
 /** A business rule failed: 422 with a plain message (no per-field errors). */
 export class UnprocessableError extends HttpError {
   constructor(message: string) {

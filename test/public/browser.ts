@@ -76,7 +76,7 @@ export async function startPublic(overrides: Partial<Config> = {}): Promise<Publ
       for (const phone of [false, true]) {
         const page = await newPage({ phone, ...options, javaScript: true });
         await open(page);
-        await screenshotSchemes(page, (scheme) => `public-${name}-${scheme}-${phone ? 'phone' : 'desktop'}`);
+        await screenshotSchemes(page, (scheme) => `public-${name}-${scheme}-${phone ? 'phone' : 'desktop'}`, phone);
         await page.context().close();
       }
     },
