@@ -1,5 +1,5 @@
-import { and, asc, count, eq, gt, gte, type SQL } from 'drizzle-orm';
-import type { Executor } from '../db/client.js';
+import { and, asc, count, eq, gt, gte, sql, type SQL } from 'drizzle-orm';
+import { sqlArray, type Executor } from '../db/client.js';
 import { subscriberHistory } from '../db/schema/index.js';
 import { toAtom } from '../shared/time.js';
 import type { HistoryOrigin, SubscriberHistory } from './subscriber-history.schemas.js';
@@ -18,6 +18,11 @@ export function toHistory(row: HistoryRow): SubscriberHistory {
   };
 }
 
+/** What an entry keeps of the client: its User-Agent, cut to fit. */
+function systemInfo(origin: HistoryOrigin): string | null {
+  return origin.userAgent ? `User-Agent: ${origin.userAgent.slice(0, 255)}` : null;
+}
+
 export async function insertHistory(
   db: Executor,
   subscriberId: number,
@@ -30,11 +35,11 @@ export async function insertHistory(
     ip: origin.ip,
     summary,
     detail,
-    systemInfo: origin.userAgent ? `User-Agent: ${origin.userAgent.slice(0, 255)}` : null,
+    systemInfo: systemInfo(origin),
   });
 }
 
-/** The same entry for several subscribers, in one statement. */
+/** The same entry for several subscribers: one statement over an array of ids, however many (imports, bulk actions). */
 export async function insertHistoryForMany(
   db: Executor,
   subscriberIds: number[],
@@ -43,8 +48,10 @@ export async function insertHistoryForMany(
   detail: string | null,
 ): Promise<void> {
   if (subscriberIds.length === 0) return;
-  const systemInfo = origin.userAgent ? `User-Agent: ${origin.userAgent.slice(0, 255)}` : null;
-  await db.insert(subscriberHistory).values(subscriberIds.map((subscriberId) => ({ subscriberId, ip: origin.ip, summary, detail, systemInfo })));
+  await db.execute(
+    sql`insert into subscriber_history (subscriber_id, ip, summary, detail, system_info)
+        select unnest(${sqlArray(subscriberIds, 'integer')}), ${origin.ip}, ${summary}, ${detail}, ${systemInfo(origin)}`,
+  );
 }
 
 export interface HistoryFilter {
