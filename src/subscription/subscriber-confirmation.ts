@@ -1,8 +1,11 @@
 import type { AppContext } from '../context.js';
-import { mailFailure } from '../mail/index.js';
+import type { Executor } from '../db/client.js';
+import { queueMailReferences, registerMailRenderer, type MailToQueue } from '../mail/index.js';
+import { isEmail } from './subscriber-import.columns.js';
 import * as history from './subscriber-history.repository.js';
 import type { HistoryOrigin } from './subscriber-history.schemas.js';
 import type { SubscriberList } from './list.schemas.js';
+import { awaitingConfirmation } from './subscriber-confirmation.repository.js';
 import { findSubscriberByUniqueId, listsOfSubscribers, updateSubscriber, type SubscriberRow } from './subscriber.repository.js';
 
 /** The double opt-in link: the subscriber's unique id is the credential. */
@@ -10,11 +13,8 @@ export function confirmationLink(ctx: AppContext, uniqueId: string): string {
   return `${ctx.config.publicUrl}/api/v2/subscribers/confirm?uniqueId=${encodeURIComponent(uniqueId)}`;
 }
 
-/**
- * Sends the confirmation request. A failed delivery does not undo the subscriber: it is logged (by subscriber id,
- * never the address), and an administrator can still confirm the subscriber with `PUT … {confirmed: true}`.
- */
-export async function sendConfirmationRequest(ctx: AppContext, subscriber: SubscriberRow): Promise<boolean> {
+/** The confirmation request an administrator's `request_confirmation` or an import sends (From is MAIL_FROM). */
+export function confirmationRequestMail(ctx: AppContext, subscriber: Pick<SubscriberRow, 'email' | 'uniqueId' | 'htmlEmail'>): MailToQueue {
   const link = confirmationLink(ctx, subscriber.uniqueId);
   const text = [
     'Hello,',
@@ -25,25 +25,41 @@ export async function sendConfirmationRequest(ctx: AppContext, subscriber: Subsc
     '',
     'If you did not ask to subscribe, ignore this message and nothing more will be sent.',
   ].join('\n');
-  try {
-    await ctx.mailer.send({
-      to: subscriber.email,
-      subject: 'Please confirm your subscription',
-      text,
-      ...(subscriber.htmlEmail
-        ? {
-            html:
-              '<p>Hello,</p><p>Please confirm your subscription by opening this link:</p>' +
-              `<p><a href="${link}">${link}</a></p>` +
-              '<p>If you did not ask to subscribe, ignore this message and nothing more will be sent.</p>',
-          }
-        : {}),
-    });
-    return true;
-  } catch (err) {
-    ctx.log.warn({ subscriberId: subscriber.id, failure: mailFailure(err) }, 'confirmation mail not sent');
-    return false;
-  }
+  const html =
+    '<p>Hello,</p><p>Please confirm your subscription by opening this link:</p>' +
+    `<p><a href="${link}">${link}</a></p>` +
+    '<p>If you did not ask to subscribe, ignore this message and nothing more will be sent.</p>';
+  return { to: subscriber.email, subject: 'Please confirm your subscription', text, ...(subscriber.htmlEmail ? { html } : {}) };
+}
+
+/**
+ * Queues the confirmation request of each of these subscribers, by reference, in the caller's transaction: one
+ * insert for the whole batch, nothing rendered (an import's batch writes a few dozen bytes a subscriber instead of
+ * each rendered mail). The caller passes subscribers it leaves unconfirmed, not blacklisted and with a usable
+ * address; the mail is rendered when it is sent (`renderConfirmationRequests`). Answers how many were queued; the
+ * caller calls `mailQueued` after its transaction commits.
+ */
+export async function queueConfirmationRequests(ctx: AppContext, tx: Executor, ids: readonly number[]): Promise<number> {
+  await queueMailReferences(ctx, tx, 'confirmation', ids);
+  return ids.length;
+}
+
+/**
+ * The confirmation requests queued by reference, made when the drainer sends them, from the subscriber as they are
+ * then: one read for the drainer's batch. Whoever was confirmed, blacklisted (flag or blacklist entry) or deleted
+ * meanwhile, or whose address is no longer usable, is left out, and the mail is dropped unsent.
+ */
+async function renderConfirmationRequests(ctx: AppContext, ids: readonly number[]): Promise<ReadonlyMap<number, MailToQueue>> {
+  const waiting = await awaitingConfirmation(ctx.db, ids);
+  return new Map(waiting.filter((s) => isEmail(s.email)).map((s) => [s.id, confirmationRequestMail(ctx, s)]));
+}
+
+/**
+ * Lets the mail area render the confirmation requests this area queues by reference: buildApp calls it once per
+ * application (mail sits below subscription in the area order and cannot import it; see mail/mail-renderers.ts).
+ */
+export function registerConfirmationMail(ctx: AppContext): void {
+  registerMailRenderer(ctx, 'confirmation', renderConfirmationRequests);
 }
 
 export type ConfirmOutcome = { outcome: 'missing' | 'unknown' } | { outcome: 'confirmed'; subscriber: SubscriberRow; lists: SubscriberList[] };

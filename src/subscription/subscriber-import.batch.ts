@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Executor } from '../db/client.js';
 import type { HistoryOrigin } from './subscriber-history.schemas.js';
-import type { Flag, ImportRow } from './subscriber-import.columns.js';
-import type { IdList } from './subscriber-import.mail.js';
+import { isEmail, type Flag, type ImportRow } from './subscriber-import.columns.js';
 import * as repo from './subscriber-import.repository.js';
 
 /*
@@ -20,16 +19,24 @@ export interface BatchOptions {
   adminId: number;
   login: string;
   origin: HistoryOrigin;
+  /** Queues the confirmation requests of these subscribers in the import's transaction; answers how many. */
+  queueConfirmations(tx: Executor, ids: readonly number[]): Promise<number>;
 }
 
-/** What the batches add up to; `reject` takes the error line of a rejected row (null: skipped silently). */
+/** What the batches add up to. */
 export interface BatchTally {
   imported: number;
-  updated: number;
   /** Subscribers created or updated that are left unconfirmed (campaigns do not reach them). */
   unconfirmed: number;
-  readonly mail: IdList;
-  reject(error: string | null): void;
+  /** Confirmation requests queued. */
+  confirmationsQueued: number;
+  /** A row that wrote nothing, and why (without its line). */
+  reject(row: ImportRow, reason: string): void;
+  /**
+   * A row that reached an existing subscriber: one an earlier row of this file created or updated (`inFile`), or one
+   * that was there before; `updated` when the row's values were written (update_existing).
+   */
+  existing(row: ImportRow, inFile: boolean, updated: boolean): void;
 }
 
 /** Each flag (its import column and its field in the existing subscriber), and its name in history lines. */
@@ -122,14 +129,14 @@ export async function writeBatch(tx: Executor, given: ImportRow[], options: Batc
   for (const row of pending) {
     const target = targetOf(row);
     if (target === 'conflict') {
-      tally.reject(`Line ${row.line}: Conflict: email and foreign key refer to different subscribers.`);
+      tally.reject(row, 'Conflict: email and foreign key refer to different subscribers.');
       continue;
     }
     if (!target) {
-      if (barred.has(row.email)) tally.reject(`Line ${row.line}: ${row.email} is blacklisted; not imported.`);
+      if (barred.has(row.email)) tally.reject(row, `${row.email} is blacklisted; not imported.`);
       else if (foreignKeys.length > 0) toCreate.push(row);
       // Inserted by nobody and found nowhere: another writer took the address and dropped it again meanwhile.
-      else tally.reject(`Line ${row.line}: ${row.email} changed while importing; not imported.`);
+      else tally.reject(row, `${row.email} changed while importing; not imported.`);
       continue;
     }
     // Two rows reaching one subscriber (one by address, one by foreign key): the second waits for the next round.
@@ -180,8 +187,9 @@ function planExisting(
   const blocked = target.blacklisted || barred.has(target.email.toLowerCase()) || barred.has(row.email) || row.flags.blacklisted === true;
   if (options.listId !== null && !blocked) writes.toSubscribe.push(target.id);
   if (!options.updateExisting) {
-    if (!target.confirmed) writes.mailable.add(target.id);
-    tally.reject(null);
+    // Its stored address, unchanged by this row, may be one that must not be reached (`invalid_…`).
+    if (!target.confirmed && isEmail(target.email)) writes.mailable.add(target.id);
+    tally.existing(row, target.touchedByImport, false);
     return;
   }
   const { emailChanged, flags, lines } = changesTo(target, row);
@@ -202,7 +210,7 @@ function planExisting(
   addAttributes(writes, target.id, row);
   writes.history.ids.push(target.id);
   writes.history.details.push(lines.length > 0 ? lines.join('\n') : 'No user details changed');
-  tally.updated++;
+  tally.existing(row, target.touchedByImport, true);
 }
 
 /**
@@ -247,7 +255,7 @@ function planCreated(
   for (const row of rows) {
     const id = created.get(row.email);
     if (id === undefined) {
-      if (lookedUpFirst) tally.reject(`Line ${row.line}: ${row.email} was added by someone else meanwhile; not imported.`);
+      if (lookedUpFirst) tally.reject(row, `${row.email} was added by someone else meanwhile; not imported.`);
       continue;
     }
     tally.imported++;
@@ -283,7 +291,13 @@ async function writePlanned(tx: Executor, writes: BatchWrites, options: BatchOpt
   await repo.upsertAttributeValues(tx, writes.attributes.ids, writes.attributes.definitions, writes.attributes.values);
   if (options.listId !== null) {
     const added = await repo.subscribe(tx, options.listId, writes.toSubscribe);
-    if (options.sendConfirmation) for (const id of added) if (writes.mailable.has(id)) tally.mail.push(id);
+    // One insert per batch (by reference, nothing rendered), in the import's transaction: the mails exist exactly
+    // when the import does.
+    if (options.sendConfirmation)
+      tally.confirmationsQueued += await options.queueConfirmations(
+        tx,
+        added.filter((id) => writes.mailable.has(id)),
+      );
   }
   const agent = options.origin.userAgent;
   await repo.insertHistory(tx, writes.history.ids, writes.history.details, {

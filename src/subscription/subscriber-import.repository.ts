@@ -16,6 +16,8 @@ export interface ExistingSubscriber {
   htmlEmail: boolean;
   disabled: boolean;
   extraData: string | null;
+  /** Created or updated by this transaction, i.e. by an earlier row of the file being imported. */
+  touchedByImport: boolean;
 }
 
 const toExisting = (row: Row): ExistingSubscriber => ({
@@ -27,11 +29,14 @@ const toExisting = (row: Row): ExistingSubscriber => ({
   htmlEmail: bool(row, 'html_email'),
   disabled: bool(row, 'disabled'),
   extraData: textOrNull(row, 'extra_data'),
+  touchedByImport: bool(row, 'touched'),
 });
 
 /** Subscribers with any of these (lower-cased) addresses or foreign keys, each index used for its own half. */
 export async function findExisting(db: Executor, emails: string[], foreignKeys: string[]): Promise<ExistingSubscriber[]> {
-  const columns = sql`id, email, foreign_key, confirmed, blacklisted, html_email, disabled, extra_data`;
+  // now() is the transaction's start: the import's rows carry it in created_at (insert) or updated_at (update).
+  const columns = sql`id, email, foreign_key, confirmed, blacklisted, html_email, disabled, extra_data,
+    (created_at = now() or updated_at = now()) as touched`;
   const byEmail = sql`select ${columns} from subscribers where lower(email) = any(${sqlArray(emails, 'text')})`;
   if (foreignKeys.length === 0) return queryRows(db, byEmail, toExisting);
   return queryRows(

@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { formParts, releaseUnreadBody } from '../plugins/multipart-form.js';
@@ -5,8 +6,7 @@ import { callerOf } from '../plugins/auth.js';
 import { HttpError, PayloadTooLargeError } from '../shared/errors.js';
 import { errorResponses } from '../shared/schemas.js';
 import { originOf } from './history-origin.js';
-import { ImportQuery, ImportResult } from './subscriber-import.schemas.js';
-import { stopConfirmationSenders } from './subscriber-import.mail.js';
+import { ImportQuery, ImportReportCsv, ImportReportParams, ImportResult } from './subscriber-import.schemas.js';
 import * as service from './subscriber-import.service.js';
 
 /** Room for the form's other fields and the multipart framing around the file. */
@@ -17,7 +17,6 @@ export const subscriberImportRoutes: FastifyPluginAsyncTypebox = async (app) => 
   await app.register(multipart, {
     limits: { fileSize: app.ctx.config.uploadLimit, files: 2, fields: 20, fieldSize: 64 * 1024 },
   });
-  app.addHook('onClose', async () => stopConfirmationSenders(app.ctx));
   // A refusal before the whole upload was read must not leave the rest stalling the client's connection.
   app.addHook('onSend', async (request, reply, payload) => {
     releaseUnreadBody(request, reply);
@@ -45,7 +44,8 @@ export const subscriberImportRoutes: FastifyPluginAsyncTypebox = async (app) => 
         description:
           'Form fields (or query parameters) `list_id`, `update_existing`, `skip_invalid_emails`, `send_confirmation`, `mark_confirmed`, before or ' +
           'after the file (see docs/api.md). The header names the columns, case-insensitively: `email` (required), `confirmed`, `blacklisted`, ' +
-          '`html_email`, `disabled`, `extra_data`, `foreignkey`, and attribute definitions by name. `,` or `;`.',
+          '`html_email`, `disabled`, `extra_data`, `foreignkey`, and attribute definitions by name, unless the `columns` option maps ' +
+          'them. `,` or `;`. The answer links a CSV report of the rows that created nobody (rejected, duplicate, existing).',
         consumes: ['multipart/form-data'],
         querystring: ImportQuery,
         response: { 200: ImportResult, ...errorResponses(400, 403, 404, 413, 415, 422) },
@@ -59,5 +59,31 @@ export const subscriberImportRoutes: FastifyPluginAsyncTypebox = async (app) => 
         callerOf(request).id,
         originOf(request),
       ),
+  );
+
+  app.get(
+    '/import-reports/:id',
+    {
+      onRequest: app.requireAuth('subscribers', 'You are not allowed to create subscribers.'),
+      schema: {
+        tags: ['subscribers'],
+        operationId: 'getImportReport',
+        summary: "An import's report: the rows that created nobody, as they were in the file, with line, outcome and reason",
+        description:
+          'Outcomes: `rejected` (nothing written; the reason says why), `duplicate_in_file` (an earlier row of the file has the ' +
+          'address or foreign key), `existing_subscriber` (there before the import). Kept 24 hours, for the administrator who ran the import.',
+        params: ImportReportParams,
+        response: { 200: { description: 'The CSV file', content: { 'text/csv': { schema: ImportReportCsv } } }, ...errorResponses(403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const body = await service.importReport(app.ctx, callerOf(request).id, request.params.id);
+      // The schema documents the CSV as a string; the body is the file streamed.
+      return (reply as FastifyReply)
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename=import-report-${request.params.id}.csv`)
+        .header('cache-control', 'no-store')
+        .send(body);
+    },
   );
 };

@@ -24,8 +24,30 @@ export const ImportQuery = Type.Object({
         'gets HTML mail; default the SUBSCRIBER_HTML_DEFAULT setting (on). Existing subscribers keep theirs',
     }),
   ),
+  columns: Type.Optional(
+    Type.String({
+      description:
+        'Ours. A JSON object mapping header names (as written) to their use: `"email"`, `null` (not imported), `"confirmed"`, ' +
+        '`"blacklisted"`, `"html_email"`, `"disabled"`, `"extra_data"`, `"foreignkey"`, or an attribute definition id (integer). ' +
+        'Columns it does not name are matched by their header name. A name not in the header, an unknown attribute id, two columns ' +
+        'mapped to one place or no email column: 422',
+    }),
+  ),
 });
 export type ImportQuery = Static<typeof ImportQuery>;
+
+export const ImportReportLink = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'The report of this import, downloadable for 24 hours by the administrator who ran it' }),
+  url: Type.String({ description: 'Where to GET the CSV (same authentication as the API)' }),
+  rows: Type.Integer({ description: 'Rows in the report' }),
+});
+
+export const ImportReportCsv = Type.String({
+  description: "The CSV: the file's header plus `line`, `outcome`, `reason`; then one row per reported row",
+});
+
+export const ImportReportParams = Type.Object({ id: Type.String({ description: 'The `report.id` of an import answer' }) });
+export type ImportReportParams = Static<typeof ImportReportParams>;
 
 export const ImportResult = Type.Object({
   imported: Type.Integer({ description: 'Subscribers created' }),
@@ -37,6 +59,15 @@ export const ImportResult = Type.Object({
   }),
   unconfirmed: Type.Integer({
     description: 'Ours: of the subscribers created or updated, those left unconfirmed, whom campaigns do not reach',
+  }),
+  duplicates_in_file: Type.Integer({
+    description: 'Ours: rows whose address (or foreign key) an earlier row of the file already created or updated',
+  }),
+  existing_subscribers: Type.Integer({
+    description: 'Ours: rows whose address (or foreign key) belonged to a subscriber before the import (updated with update_existing, else left)',
+  }),
+  report: Type.Union([ImportReportLink, Type.Null()], {
+    description: 'Ours: the CSV of rejected, duplicate and existing rows with their reasons; null when every row created a subscriber',
   }),
 });
 export type ImportResult = Static<typeof ImportResult>;

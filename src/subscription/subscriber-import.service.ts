@@ -4,15 +4,18 @@ import type { AppContext } from '../context.js';
 import type { Executor } from '../db/client.js';
 import { loginNameOf } from '../identity/index.js';
 import { asClientError, fieldText, type FormPart } from '../plugins/multipart-form.js';
-import { BadRequestError, PayloadTooLargeError, ValidationError } from '../shared/errors.js';
+import { BadRequestError, NotFoundError, PayloadTooLargeError, ValidationError } from '../shared/errors.js';
 import { loadDefinitionsWithOptions } from './attribute.repository.js';
 import { requireOwnedList } from './list.service.js';
 import type { HistoryOrigin } from './subscriber-history.schemas.js';
 import { writeBatch, type BatchOptions, type BatchTally } from './subscriber-import.batch.js';
 import { mapHeader, readRow, type ImportColumns, type ImportRow } from './subscriber-import.columns.js';
+import { checkMapping, parseColumnMapping, type ColumnMapping } from './subscriber-import.mapping.js';
+import { ImportReport, openReport, reportDir, sweepReports } from './subscriber-import.report.js';
 import { CsvFormatError, readCsv } from './subscriber-import.csv.js';
 import { newSubscriberHtmlEmail } from './subscriber-defaults.js';
-import { IdList, sendConfirmationsInBackground } from './subscriber-import.mail.js';
+import { queueConfirmationRequests } from './subscriber-confirmation.js';
+import { mailQueued } from '../mail/index.js';
 import type { ImportQuery, ImportResult } from './subscriber-import.schemas.js';
 import { spool, type SpooledFile } from './subscriber-import.spool.js';
 
@@ -25,7 +28,7 @@ export const IMPORT_BATCH_SIZE = 1000;
 /** Error lines kept in the answer; beyond this they are counted in one closing line (memory stays bounded). */
 export const MAX_ERROR_LINES = 10_000;
 
-const OPTION_FIELDS = ['list_id', 'update_existing', 'skip_invalid_emails', 'send_confirmation', 'mark_confirmed', 'html_email'] as const;
+const OPTION_FIELDS = ['list_id', 'update_existing', 'skip_invalid_emails', 'send_confirmation', 'mark_confirmed', 'html_email', 'columns'] as const;
 type OptionField = (typeof OPTION_FIELDS)[number];
 const CSV_TYPES = new Set(['text/csv', 'application/csv', 'text/x-csv', 'application/vnd.ms-excel', 'text/comma-separated-values']);
 
@@ -39,6 +42,8 @@ interface ImportOptions {
   markConfirmed: boolean;
   /** Ours: `html_email` of new subscribers whose row has no cell for it (default SUBSCRIBER_HTML_DEFAULT). */
   htmlEmail: boolean;
+  /** Ours: which column goes where (the console's choice), instead of the header's names; null: by name. */
+  columns: ColumnMapping | null;
 }
 
 function readOptions(ctx: AppContext, raw: Partial<Record<OptionField, string>>): ImportOptions {
@@ -54,6 +59,7 @@ function readOptions(ctx: AppContext, raw: Partial<Record<OptionField, string>>)
     sendConfirmation: raw.send_confirmation === undefined ? true : word(raw.send_confirmation),
     markConfirmed: word(raw.mark_confirmed),
     htmlEmail: raw.html_email === undefined || raw.html_email.trim() === '' ? newSubscriberHtmlEmail(ctx) : word(raw.html_email),
+    columns: parseColumnMapping(raw.columns),
   };
 }
 
@@ -62,19 +68,33 @@ class Tally implements BatchTally {
   updated = 0;
   skipped = 0;
   unconfirmed = 0;
+  duplicatesInFile = 0;
+  existingSubscribers = 0;
   ignoredColumns: readonly string[] = [];
   private readonly lines: string[] = [];
   private unlisted = 0;
-  readonly mail = new IdList();
+  confirmationsQueued = 0;
 
-  reject(error: string | null): void {
+  constructor(readonly report: ImportReport) {}
+
+  reject(row: { line: number; fields: readonly string[] }, reason: string): void {
     this.skipped++;
-    if (error === null) return;
-    if (this.lines.length < MAX_ERROR_LINES) this.lines.push(error);
+    if (this.lines.length < MAX_ERROR_LINES) this.lines.push(`Line ${row.line}: ${reason}`);
     else this.unlisted++;
+    this.report.add(row.line, row.fields, 'rejected', reason);
   }
 
-  result(): ImportResult {
+  existing(row: ImportRow, inFile: boolean, updated: boolean): void {
+    if (updated) this.updated++;
+    else this.skipped++;
+    if (inFile) this.duplicatesInFile++;
+    else this.existingSubscribers++;
+    const what = inFile ? 'The address (or foreign key) is on an earlier line of this file' : 'Already a subscriber';
+    const done = updated ? 'updated with this row' : 'not updated (update_existing is off)';
+    this.report.add(row.line, row.fields, inFile ? 'duplicate_in_file' : 'existing_subscriber', `${what}; ${done}.`);
+  }
+
+  result(reportId: string | null): ImportResult {
     const errors = this.unlisted > 0 ? [...this.lines, `… and ${this.unlisted} more rejected rows.`] : this.lines;
     return {
       imported: this.imported,
@@ -83,6 +103,9 @@ class Tally implements BatchTally {
       errors,
       ignored_columns: [...this.ignoredColumns],
       unconfirmed: this.unconfirmed,
+      duplicates_in_file: this.duplicatesInFile,
+      existing_subscribers: this.existingSubscribers,
+      report: reportId === null ? null : { id: reportId, rows: this.report.rowCount, url: `/api/v2/import-reports/${reportId}` },
     };
   }
 }
@@ -90,15 +113,18 @@ class Tally implements BatchTally {
 /**
  * The import of one multipart request (reference §5.5, §8.4). Options come from the query string or from form
  * fields, before or after the file:
- * - a client that sends options first (an option field before the file, or any option in the query string) has its
- *   file streamed straight through the parser: the list is checked before a byte of it is read, and an option
- *   field after the file is refused (it would come too late to apply);
- * - a file that comes before any option (the public phpList JS client sends `file`, then `list_id`) is spooled to
- *   a temporary file while the rest of the form arrives, then imported from there; the temporary file is removed
- *   whatever happens.
- * Either way the rows stream through the parser into batches of bulk statements, all in one transaction: a file
- * that turns out malformed or too large leaves nothing behind. Confirmation mails go out after the commit, in the
- * background.
+ * - a client that sends options first (an option field before the file, or any option in the query string) has
+ *   its options and list checked before a byte of the file is read, and an option field after the file is refused
+ *   (it would come too late to apply);
+ * - a file that comes before any option (the public phpList JS client sends `file`, then `list_id`) is imported
+ *   with the options that follow it.
+ * Either way the file is first spooled to a temporary file at the speed the body arrives, then imported from
+ * there, and the temporary file is removed whatever happens. Streamed straight into the database instead, the
+ * body of a large import arrived only as fast as the database took the rows, and REQUEST_TIMEOUT_MS (5 minutes)
+ * cut off a million-row import on a slow machine with a 408. The rows stream through the parser into batches of
+ * bulk statements, all in one transaction: a file that turns out malformed or too large leaves nothing behind.
+ * Confirmation mails are queued batch by batch in the same transaction (mail/mail-queue.ts) and leave after the
+ * commit.
  */
 export async function importSubscribers(
   ctx: AppContext,
@@ -110,7 +136,9 @@ export async function importSubscribers(
   const raw: Partial<Record<OptionField, string>> = {};
   for (const name of OPTION_FIELDS) if (query[name] !== undefined) raw[name] = query[name];
   const optionsFirst = Object.keys(raw).length > 0;
-  const tally = new Tally();
+  const reports = reportDir(ctx.config.dataDir);
+  await sweepReports(reports);
+  const tally = new Tally(new ImportReport(reports, adminId));
   const fileErrors = new WeakSet<object>();
   let spooled: SpooledFile | null = null;
   let sawFile = false;
@@ -141,47 +169,51 @@ export async function importSubscribers(
         part.file.resume();
         throw ValidationError.field('file', 'File must be a CSV (text/csv, or a name ending in .csv).');
       }
-      if (!optionsFirst && !sawOption) {
-        spooled = await spool(part.file, join(ctx.config.dataDir, 'tmp'));
-        continue;
-      }
-      await importStream(ctx, part.file, readOptions(ctx, raw), adminId, origin, tally, async () => {
-        // Options after the file would come too late to apply; refuse them rather than ignore them.
-        for (let late = await iterator.next(); !late.done; late = await iterator.next()) {
-          if (late.value.type === 'file') {
-            late.value.file.resume();
-            throw ValidationError.field('file', 'Send one file only.');
-          }
-          if (isOption(late.value.fieldname)) {
-            throw ValidationError.field(late.value.fieldname, 'Send this field before the file, or in the query string.');
-          }
+      const fileFirst = !optionsFirst && !sawOption;
+      if (!fileFirst) await checkOptions(ctx, readOptions(ctx, raw), adminId);
+      spooled = await spool(part.file, join(ctx.config.dataDir, 'tmp'));
+      if (fileFirst) continue;
+      // Options after the file would come too late to apply; refuse them rather than ignore them.
+      for (let late = await iterator.next(); !late.done; late = await iterator.next()) {
+        if (late.value.type === 'file') {
+          late.value.file.resume();
+          throw ValidationError.field('file', 'Send one file only.');
         }
-      });
+        if (isOption(late.value.fieldname)) {
+          throw ValidationError.field(late.value.fieldname, 'Send this field before the file, or in the query string.');
+        }
+      }
       break;
     }
     if (!sawFile) throw ValidationError.field('file', 'No file uploaded');
     if (spooled) {
       const file = spooled.open();
       try {
-        await importStream(ctx, file, readOptions(ctx, raw), adminId, origin, tally, async () => {});
+        await importStream(ctx, file, readOptions(ctx, raw), adminId, origin, tally);
       } finally {
         file.destroy(); // a refusal part-way leaves it unread and its descriptor open
       }
     }
   } catch (err) {
+    await tally.report.discard();
     throw asHttpError(ctx, err, fileErrors);
   } finally {
     await spooled?.remove();
   }
-  sendConfirmationsInBackground(ctx, tally.mail);
-  return tally.result();
+  if (tally.confirmationsQueued > 0) mailQueued(ctx);
+  return tally.result(await tally.report.finish());
 }
 
 function isOption(name: string): name is OptionField {
   return (OPTION_FIELDS as readonly string[]).includes(name);
 }
 
-/** Checks the list, then imports the file in one transaction; `rest` reads what follows the file, inside it. */
+/** What the options name exists and is the administrator's (the list); refused before the file is read. */
+async function checkOptions(ctx: AppContext, options: ImportOptions, adminId: number): Promise<void> {
+  if (options.listId !== null) await requireOwnedList(ctx, options.listId, adminId);
+}
+
+/** Checks the options again (the list may have gone while the file arrived), then imports the file in one transaction. */
 async function importStream(
   ctx: AppContext,
   file: Readable,
@@ -189,15 +221,11 @@ async function importStream(
   adminId: number,
   origin: HistoryOrigin,
   tally: Tally,
-  rest: () => Promise<void>,
 ): Promise<void> {
-  if (options.listId !== null) await requireOwnedList(ctx, options.listId, adminId);
+  await checkOptions(ctx, options, adminId);
   const login = await loginNameOf(ctx.db, adminId);
-  const batchOptions: BatchOptions = { ...options, adminId, login, origin };
-  await ctx.db.transaction(async (tx) => {
-    await importFile(tx, file, options.skipInvalidEmails, batchOptions, tally);
-    await rest();
-  });
+  const batchOptions: BatchOptions = { ...options, adminId, login, origin, queueConfirmations: (tx, ids) => queueConfirmationRequests(ctx, tx, ids) };
+  await ctx.db.transaction((tx) => importFile(tx, file, options, batchOptions, tally));
 }
 
 /** A multipart parser failure as the import answers it: 413 naming the upload limit, else as any form (400). */
@@ -221,7 +249,7 @@ function asHttpError(ctx: AppContext, err: unknown, fileErrors: WeakSet<object>)
   return err;
 }
 
-async function importFile(tx: Executor, file: Readable, skipInvalidEmails: boolean, options: BatchOptions, tally: Tally): Promise<void> {
+async function importFile(tx: Executor, file: Readable, given: ImportOptions, options: BatchOptions, tally: Tally): Promise<void> {
   const definitions = await loadDefinitionsWithOptions(tx);
   let columns: ImportColumns | null = null;
   let batch: ImportRow[] = [];
@@ -235,21 +263,33 @@ async function importFile(tx: Executor, file: Readable, skipInvalidEmails: boole
     batch = [];
     emails.clear();
     foreignKeys.clear();
-    inFlight = writeBatch(tx, rows, options, tally);
+    // Once written, the report's rows before the batch now being read are settled (rows of that batch, and rows
+    // the parser rejected after it began, wait for it).
+    inFlight = writeBatch(tx, rows, options, tally).then(() => tally.report.flush(batch[0]?.line ?? Infinity));
     inFlight.catch(() => {}); // awaited later; this only marks it handled meanwhile
   };
   try {
     for await (const { fields, line } of readCsv(file)) {
       if (columns === null) {
-        columns = mapHeader(fields, definitions);
+        if (given.columns) checkMapping(given.columns, fields, definitions);
+        columns = mapHeader(fields, definitions, given.columns);
+        if (!columns && given.columns) throw ValidationError.field('columns', 'No column is mapped to email: the import needs one.');
         if (!columns) throw ValidationError.field('file', 'The header (line 1) has no email column.');
         tally.ignoredColumns = columns.ignored;
+        tally.report.setHeader(fields);
         continue;
       }
       if (fields.length === 1 && fields[0]!.trim() === '') continue; // an empty line
-      const outcome = readRow(fields, line, columns, skipInvalidEmails);
+      const outcome = readRow(fields, line, columns, given.skipInvalidEmails);
       if (!outcome.ok) {
-        tally.reject(outcome.error);
+        tally.reject({ line, fields }, outcome.reason);
+        // A file of rejected rows never fills a batch: its report is written out here instead, after the rows
+        // read so far (which decide the order of what is held).
+        if (tally.report.full) {
+          if (batch.length > 0) await submit();
+          await inFlight;
+          await tally.report.flush();
+        }
         continue;
       }
       const row = outcome.row;
@@ -266,4 +306,13 @@ async function importFile(tx: Executor, file: Readable, skipInvalidEmails: boole
     await inFlight.catch(() => {});
   }
   await inFlight;
+}
+
+/** The report of an import `adminId` ran, as a stream; 404 when there is none (another's, expired, never was). */
+export async function importReport(ctx: AppContext, adminId: number, id: string): Promise<Readable> {
+  const dir = reportDir(ctx.config.dataDir);
+  await sweepReports(dir);
+  const file = await openReport(dir, adminId, id);
+  if (!file) throw new NotFoundError('No such import report: it belongs to another administrator, or is older than 24 hours.');
+  return file;
 }

@@ -5,9 +5,11 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 /*
- * An uploaded import file parked on disk while the form fields sent after it arrive (the public phpList JS client
- * sends the file first, then `list_id`). The bytes go straight to a file, never into memory; the import then
- * streams them back from disk exactly as it streams an upload.
+ * An uploaded import file parked on disk before it is imported: the request's body arrives at the speed of the
+ * network and the disk, not of the database (a million rows streamed straight in outlasted REQUEST_TIMEOUT_MS on a
+ * slow machine), and form fields sent after the file (the public phpList JS client sends `file`, then `list_id`)
+ * arrive before the import starts. The bytes go straight to a file, never into memory; the import then streams
+ * them back from disk.
  */
 
 export interface SpooledFile {

@@ -7,6 +7,7 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import { subscribers, subscriptions } from '../../src/db/schema/index.js';
 import { createList, createSubscriber } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
+import { importAnswer, NOTHING_MORE, reportOf } from './import-answer.js';
 import { multipart, type FormPart } from '../multipart.js';
 
 /*
@@ -162,7 +163,15 @@ describe('POST /api/v2/subscribers/import: fields after the file (phpList JS cli
       { name: 'update_existing', value: 'true' },
     ]);
     assert.equal(res.statusCode, 200, res.body);
-    assert.deepEqual(res.json(), { imported: 1, updated: 1, skipped: 0, errors: [], ignored_columns: [], unconfirmed: 0 });
+    assert.deepEqual(importAnswer(res), {
+      imported: 1,
+      updated: 1,
+      skipped: 0,
+      errors: [],
+      ...NOTHING_MORE,
+      existing_subscribers: 1,
+      report: reportOf(1),
+    });
     const members = await t.db.select({ id: subscriptions.subscriberId }).from(subscriptions).where(eq(subscriptions.listId, list.id));
     const [created] = await t.db.select().from(subscribers).where(eq(subscribers.email, fresh));
     assert.deepEqual(
@@ -248,13 +257,16 @@ describe("POST /api/v2/subscribers/import: what the answer says beyond phpList's
       { name: 'file', filename: 'people.csv', content: csv },
     ]);
     assert.equal(res.statusCode, 200, res.body);
-    assert.deepEqual(res.json(), {
+    assert.deepEqual(importAnswer(res), {
       imported: 3,
       updated: 1,
       skipped: 0,
       errors: [],
       ignored_columns: ['first name', 'City', 'password', 'EMAIL', 'Modified'],
       unconfirmed: 3,
+      duplicates_in_file: 0,
+      existing_subscribers: 1,
+      report: reportOf(1),
     });
   });
 });

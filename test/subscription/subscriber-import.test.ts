@@ -13,6 +13,7 @@ import {
 import { IMPORT_BATCH_SIZE } from '../../src/subscription/subscriber-import.service.js';
 import { createList, createSubscriber, subscribe } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
+import { importAnswer, NOTHING_MORE, reportOf } from './import-answer.js';
 import { multipart, type FormPart } from '../multipart.js';
 
 let t: TestApp;
@@ -71,14 +72,13 @@ async function valuesOf(subscriberId: number) {
   return Object.fromEntries(rows.map((r) => [r.name, r.value]));
 }
 
-type Extra = { ignored_columns?: string[]; unconfirmed?: number };
+type Extra = Partial<typeof NOTHING_MORE>;
 const OK = (imported: number, updated = 0, skipped = 0, errors: string[] = [], extra: Extra = {}) => ({
   imported,
   updated,
   skipped,
   errors,
-  ignored_columns: [],
-  unconfirmed: 0,
+  ...NOTHING_MORE,
   ...extra,
 });
 
@@ -95,7 +95,7 @@ describe('POST /api/v2/subscribers/import: file formats', () => {
       `${c},,,,,\r\n`;
     const res = await upload(csv);
     assert.equal(res.statusCode, 200, res.body);
-    assert.deepEqual(res.json(), OK(3, 0, 0, [], { ignored_columns: ['Unknown Column'], unconfirmed: 2 }));
+    assert.deepEqual(importAnswer(res), OK(3, 0, 0, [], { ignored_columns: ['Unknown Column'], unconfirmed: 2 }));
     const ann = (await byEmail(a))!;
     assert.equal(ann.email, a.toLowerCase(), 'addresses are stored lower-cased');
     assert.deepEqual([ann.confirmed, ann.htmlEmail, ann.blacklisted, ann.disabled], [true, true, false, false]);
@@ -116,7 +116,7 @@ describe('POST /api/v2/subscribers/import: file formats', () => {
   test('semicolons, LF line endings, no BOM; blank lines are not rows', async () => {
     const [a, b] = [addr('semi'), addr('colon')];
     const res = await upload(`email;extra_data;foreignkey\n${a};"x;y";fk-${seq}\n\n${b};;\n`);
-    assert.deepEqual(res.json(), OK(2, 0, 0, [], { unconfirmed: 2 }));
+    assert.deepEqual(importAnswer(res), OK(2, 0, 0, [], { unconfirmed: 2 }));
     const first = (await byEmail(a))!;
     assert.deepEqual([first.extraData, first.foreignKey], ['x;y', `fk-${seq}`]);
     assert.equal((await byEmail(b))!.foreignKey, null);
@@ -136,7 +136,7 @@ describe('POST /api/v2/subscribers/import: file formats', () => {
     const res = await upload(csv);
     assert.equal(res.statusCode, 200);
     assert.deepEqual(
-      res.json(),
+      importAnswer(res),
       OK(
         1,
         0,
@@ -148,7 +148,7 @@ describe('POST /api/v2/subscribers/import: file formats', () => {
           'Line 6: 3 fields, but the header has 2.',
           `Line 7: ${age.name}: "2001-02-30" is not a date (expected YYYY-MM-DD).`,
         ],
-        { unconfirmed: 1 },
+        { unconfirmed: 1, report: reportOf(5) },
       ),
     );
     assert.deepEqual(await valuesOf((await byEmail(good))!.id), { [age.name]: '2000-01-01' });
@@ -198,7 +198,13 @@ describe('POST /api/v2/subscribers/import: file formats', () => {
     lines.push(`${prefix}-0@example.com,1`); // already imported in the first batch
     lines.push('broken,1');
     const res = await upload(`${lines.join('\n')}\n`, { list_id: String(list.id) });
-    assert.deepEqual(res.json(), OK(IMPORT_BATCH_SIZE + 3, 0, 2, [`Line ${IMPORT_BATCH_SIZE + 6}: Invalid email: broken`]));
+    assert.deepEqual(
+      importAnswer(res),
+      OK(IMPORT_BATCH_SIZE + 3, 0, 2, [`Line ${IMPORT_BATCH_SIZE + 6}: Invalid email: broken`], {
+        duplicates_in_file: 1,
+        report: reportOf(2),
+      }),
+    );
     const [members] = await t.db.select({ n: count() }).from(subscriptions).where(eq(subscriptions.listId, list.id));
     assert.equal(members!.n, IMPORT_BATCH_SIZE + 3);
     const [histories] = await t.db
@@ -217,12 +223,12 @@ describe('POST /api/v2/subscribers/import: existing subscribers', () => {
     const existing = await createSubscriber(t.db, { email, confirmed: false, htmlEmail: false, extraData: 'old' });
     const csv = `email,confirmed,html_email,extra_data,${city.name}\n${email.toUpperCase()},1,1,new,Oslo\n`;
     const off = await upload(csv);
-    assert.deepEqual(off.json(), OK(0, 0, 1));
+    assert.deepEqual(importAnswer(off), OK(0, 0, 1, [], { existing_subscribers: 1, report: reportOf(1) }));
     assert.equal((await byEmail(email))!.confirmed, false);
     assert.deepEqual(await valuesOf(existing.id), {});
 
     const on = await upload(csv, { update_existing: 'true' });
-    assert.deepEqual(on.json(), OK(0, 1, 0));
+    assert.deepEqual(importAnswer(on), OK(0, 1, 0, [], { existing_subscribers: 1, report: reportOf(1) }));
     const row = (await byEmail(email))!;
     assert.deepEqual([row.email, row.confirmed, row.htmlEmail, row.extraData], [email, true, true, 'new']);
     assert.deepEqual(await valuesOf(existing.id), { [city.name]: 'Oslo' });
@@ -240,17 +246,24 @@ describe('POST /api/v2/subscribers/import: existing subscribers', () => {
     const other = await createSubscriber(t.db, { email: addr('other') });
     const moved = addr('moved');
     const res = await upload(`foreignkey,email\n${fk},${moved}\n${fk},${other.email}\n`, { update_existing: '1' });
-    assert.deepEqual(res.json(), OK(0, 1, 1, ['Line 3: Conflict: email and foreign key refer to different subscribers.'], { unconfirmed: 1 }));
+    assert.deepEqual(
+      importAnswer(res),
+      OK(0, 1, 1, ['Line 3: Conflict: email and foreign key refer to different subscribers.'], {
+        unconfirmed: 1,
+        existing_subscribers: 1,
+        report: reportOf(2),
+      }),
+    );
     assert.equal((await byEmail(moved))!.id, keyed.id);
   });
 
   test('invalid addresses: skipped by default; with skip_invalid_emails false stored as invalid_<email>', async () => {
     const bad = `bad-${++seq}`;
     const skipped = await upload(`email\n${bad}\n`);
-    assert.deepEqual(skipped.json(), OK(0, 0, 1, [`Line 2: Invalid email: ${bad}`]));
+    assert.deepEqual(importAnswer(skipped), OK(0, 0, 1, [`Line 2: Invalid email: ${bad}`], { report: reportOf(1) }));
     const list = await createList(t.db);
     const kept = await upload(`email\n${bad}\n`, { skip_invalid_emails: 'false', list_id: String(list.id) });
-    assert.deepEqual(kept.json(), OK(1, 0, 0, [], { unconfirmed: 1 }));
+    assert.deepEqual(importAnswer(kept), OK(1, 0, 0, [], { unconfirmed: 1 }));
     const row = (await byEmail(`invalid_${bad}`))!;
     assert.equal(row.confirmed, false);
     const [member] = await t.db.select().from(subscriptions).where(eq(subscriptions.subscriberId, row.id));
@@ -272,7 +285,10 @@ describe('POST /api/v2/subscribers/import: lists, confirmation, blacklist', () =
       `email,confirmed,blacklisted\n${fresh},0,0\n${confirmed},1,0\n${already.email},0,0\n${flagged.email},0,0\n` +
       `${listed},0,0\n${selfBlacklisted},0,1\n`;
     const res = await upload(csv, { list_id: String(list.id) });
-    assert.deepEqual(res.json(), OK(3, 0, 3, [`Line 6: ${listed} is blacklisted; not imported.`], { unconfirmed: 2 }));
+    assert.deepEqual(
+      importAnswer(res),
+      OK(3, 0, 3, [`Line 6: ${listed} is blacklisted; not imported.`], { unconfirmed: 2, existing_subscribers: 2, report: reportOf(3) }),
+    );
     const members = await t.db
       .select({ email: subscribers.email })
       .from(subscriptions)
@@ -305,7 +321,7 @@ describe('POST /api/v2/subscribers/import: lists, confirmation, blacklist', () =
     const fresh = addr('quiet');
     const before = t.smtp.messages.length;
     const res = await upload(`email\n${known.email}\n${fresh}\n`, { list_id: String(list.id), send_confirmation: 'false' });
-    assert.deepEqual(res.json(), OK(1, 0, 1, [], { unconfirmed: 1 }));
+    assert.deepEqual(importAnswer(res), OK(1, 0, 1, [], { unconfirmed: 1, existing_subscribers: 1, report: reportOf(1) }));
     const members = await t.db.select().from(subscriptions).where(eq(subscriptions.listId, list.id));
     assert.deepEqual(members.map((m) => m.subscriberId).sort(), [known.id, (await byEmail(fresh))!.id].sort());
     await new Promise((r) => setTimeout(r, 300));
@@ -316,7 +332,7 @@ describe('POST /api/v2/subscribers/import: lists, confirmation, blacklist', () =
     const list = await createList(t.db);
     const flagged = await createSubscriber(t.db, { email: addr('stays'), blacklisted: true });
     const res = await upload(`email,blacklisted\n${flagged.email},0\n`, { update_existing: 'yes', list_id: String(list.id) });
-    assert.deepEqual(res.json(), OK(0, 1, 0, [], { unconfirmed: 1 }));
+    assert.deepEqual(importAnswer(res), OK(0, 1, 0, [], { unconfirmed: 1, existing_subscribers: 1, report: reportOf(1) }));
     assert.equal((await byEmail(flagged.email))!.blacklisted, true);
     const rows = await t.db.select().from(subscriptions).where(eq(subscriptions.listId, list.id));
     assert.deepEqual(rows, []);
@@ -339,7 +355,7 @@ describe('POST /api/v2/subscribers/import: lists, confirmation, blacklist', () =
     const list = await createList(t.db);
     const email = addr('query');
     const res = await upload(`email\n${email}\n`, {}, { url: `/api/v2/subscribers/import?list_id=${list.id}` });
-    assert.deepEqual(res.json(), OK(1, 0, 0, [], { unconfirmed: 1 }));
+    assert.deepEqual(importAnswer(res), OK(1, 0, 0, [], { unconfirmed: 1 }));
     const rows = await t.db.select().from(subscriptions).where(eq(subscriptions.listId, list.id));
     assert.equal(rows.length, 1);
 
@@ -465,7 +481,7 @@ describe('POST /api/v2/subscribers/import: upload limit', () => {
 
   test('a file within the limit is imported', async () => {
     const res = await send('email\nfits@example.com\n');
-    assert.deepEqual(res.json(), OK(1, 0, 0, [], { unconfirmed: 1 }));
+    assert.deepEqual(importAnswer(res), OK(1, 0, 0, [], { unconfirmed: 1 }));
     const [row] = await small.db
       .select()
       .from(subscribers)
