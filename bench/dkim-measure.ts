@@ -2,7 +2,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dkimKey, type DkimKey } from '../src/shared/dkim-keys.js';
-import { createDkimSigner } from '../src/mail/dkim/signer.js';
+import { createSigningPool } from '../src/mail/dkim/pool.js';
+import { createDkimSigner, type DkimSigner } from '../src/mail/dkim/signer.js';
 import { compileCampaign } from '../src/sending/compose/index.js';
 import { withComposeFixture } from './compose-fixture.js';
 import { ATTACHMENT_BYTES, FOOTER, FROM, SUBJECT, TEMPLATE, newsletterBody } from './sending.seeds.js';
@@ -11,8 +12,9 @@ import { ATTACHMENT_BYTES, FOOTER, FROM, SUBJECT, TEMPLATE, newsletterBody } fro
  * What DKIM signing costs a sender, apart from SMTP and the database: the campaign of the sending benches (10 KB of
  * HTML with personal values and tracked links, a text part, a 40 KB attachment) compiled in an in-memory PGlite and
  * rendered for RECIPIENTS recipients, then the same renders signed, with IN_FLIGHT signatures pending at a time as
- * the worker's slots allow, with an RSA-2048 key, an Ed25519 key, and both. For each: wall time, the process's CPU a
- * message (every thread: the signatures are made on libuv's thread pool) and the main thread's CPU a message (from
+ * the worker's slots allow, with an RSA-2048 key, an Ed25519 key, and both; each in-process (the private-key
+ * operation on libuv's thread pool) and on a pool of 1 and of 2 signing threads (mail/dkim/pool.ts). For each: wall
+ * time, the process's CPU a message (every thread) and the main thread's CPU a message (from
  * /proc/self/task/<pid>/stat, Linux), the part that takes from the one thread that composes and speaks SMTP.
  *
  *   npx tsx bench/dkim-measure.ts        RECIPIENTS=20000 IN_FLIGHT=64 npx tsx bench/dkim-measure.ts
@@ -66,7 +68,14 @@ async function main() {
     const recipients = make(RECIPIENTS);
     const rsa = key('rsa');
     const ed = key('ed25519');
-    const signers = { rsa: createDkimSigner([rsa]), ed25519: createDkimSigner([ed]), both: createDkimSigner([rsa, ed]) };
+    const sets = { rsa: [rsa], ed25519: [ed], both: [rsa, ed] };
+    // Each key set signed in-process (libuv's pool for the private-key operation) and on a pool of 1 and of 2 threads.
+    const signers: Record<string, DkimSigner> = {};
+    for (const [name, keys] of Object.entries(sets)) {
+      signers[`${name}_inprocess`] = createDkimSigner(keys);
+      signers[`${name}_threads1`] = createSigningPool(keys, { threads: 1 });
+      signers[`${name}_threads2`] = createSigningPool(keys, { threads: 2 });
+    }
     const render = (i: number) => compiled.render(recipients[i % RECIPIENTS]!, i + 1).message.raw;
     // Warm-up: every path compiled by V8, the attachment's canonical form cached.
     for (const signer of Object.values(signers)) await measure(2000, (i) => signer.sign(render(i)));
@@ -85,6 +94,7 @@ async function main() {
       line[`${name}_main_thread_us`] = Math.round(f.mainUs - rendered.mainUs);
     }
     line.load_average = Number(loadavg()[0]!.toFixed(2));
+    await Promise.all(Object.values(signers).map((signer) => signer.close()));
     process.stdout.write(`${JSON.stringify(line)}\n`);
   });
 }

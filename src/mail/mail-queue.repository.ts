@@ -1,11 +1,11 @@
 import { sql } from 'drizzle-orm';
-import { queryRows, type Executor } from '../db/client.js';
+import { queryRows, sqlArray, type Executor } from '../db/client.js';
 import { int, text, timestamp, type Row } from '../db/row.js';
 import { mailQueue } from '../db/schema/index.js';
 
 /*
- * The SQL of the system-mail queue (schema/mail.ts): one insert per mail, a claim under a lease, and one statement
- * per outcome.
+ * The SQL of the system-mail queue (schema/mail.ts): one insert for any number of mails (finished, or by reference),
+ * a claim under a lease, and one statement per outcome.
  */
 
 /** What a queued mail holds: nodemailer's fields, From left to the mailer (MAIL_FROM). */
@@ -18,23 +18,76 @@ export interface QueuedMessage {
   readonly messageId: string;
 }
 
+/** A finished message: its bytes (base64, as JSON holds no bytes) and envelope; its From and Message-ID are inside. */
+export interface QueuedRawMessage {
+  readonly envelope: { readonly from: string; readonly to: string };
+  readonly raw: string;
+}
+
+/**
+ * A mail queued by reference: the renderer its kind registered (mail-renderers.ts) makes it from `ref` when the
+ * drainer sends it. The Message-ID is chosen at queueing, so that every attempt sends the same one.
+ */
+export interface QueuedReference {
+  readonly ref: number;
+  readonly messageId: string;
+}
+
 export interface ClaimedMail {
   readonly id: number;
   readonly kind: string;
-  readonly message: QueuedMessage;
+  readonly message: QueuedMessage | QueuedRawMessage | QueuedReference;
   /** This attempt's number (1 for the first). */
   readonly attempts: number;
   readonly giveUpAt: Date;
 }
 
-export async function insertMail(db: Executor, kind: string, message: QueuedMessage, giveUpSeconds: number): Promise<void> {
-  await db.insert(mailQueue).values({ kind, message, giveUpAt: sql`now() + make_interval(secs => ${giveUpSeconds})` });
+/** One insert statement for all of them, whatever their number (none too): the messages go as one array parameter. */
+export async function insertMails(
+  db: Executor,
+  kind: string,
+  messages: readonly (QueuedMessage | QueuedRawMessage)[],
+  giveUpSeconds: number,
+): Promise<void> {
+  const json = messages.map((message) => JSON.stringify(message));
+  await db.execute(
+    sql`insert into ${mailQueue} (kind, message, give_up_at)
+        select ${kind}, m.json::jsonb, now() + make_interval(secs => ${giveUpSeconds})
+        from unnest(${sqlArray(json, 'text')}) as m(json)`,
+  );
 }
 
-function messageOf(row: Row): QueuedMessage {
+/**
+ * Mails by reference, one row each, in one statement whatever their number: the ids go as one array parameter and
+ * the database writes `{ref, messageId}` (a fresh UUID under `messageIdDomain`, the form `queueMail` gives), so
+ * nothing is rendered or sent per mail. A few dozen bytes a row: what keeps an import's batch small.
+ */
+export async function insertReferences(
+  db: Executor,
+  kind: string,
+  ids: readonly number[],
+  messageIdDomain: string,
+  giveUpSeconds: number,
+): Promise<void> {
+  if (ids.length === 0) return;
+  await db.execute(
+    sql`insert into ${mailQueue} (kind, message, give_up_at)
+        select ${kind}, jsonb_build_object('ref', r.id, 'messageId', '<' || gen_random_uuid() || '@' || ${messageIdDomain}::text || '>'),
+               now() + make_interval(secs => ${giveUpSeconds})
+        from unnest(${sqlArray(ids, 'bigint')}) as r(id)`,
+  );
+}
+
+function messageOf(row: Row): QueuedMessage | QueuedRawMessage | QueuedReference {
   const raw: unknown = typeof row['message'] === 'string' ? JSON.parse(row['message']) : row['message'];
   const m = (raw ?? {}) as Record<string, unknown>;
   const field = (name: string) => (typeof m[name] === 'string' ? m[name] : '');
+  if (typeof m.ref === 'number') return { ref: m.ref, messageId: field('messageId') };
+  if (typeof m.raw === 'string') {
+    const envelope = (m.envelope ?? {}) as Record<string, unknown>;
+    const address = (name: string) => (typeof envelope[name] === 'string' ? envelope[name] : '');
+    return { envelope: { from: address('from'), to: address('to') }, raw: m.raw };
+  }
   return {
     to: field('to'),
     subject: field('subject'),

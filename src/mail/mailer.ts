@@ -6,6 +6,8 @@ import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import type { Config } from '../config.js';
+import type { EffectiveSettings, SettingsStore } from '../settings/index.js';
+import { Swapping } from '../shared/swapping.js';
 import { createDkimSigner, type DkimSigner } from './dkim/signer.js';
 
 export type MailMessage = Mail.Options;
@@ -51,12 +53,31 @@ export function smtpPoolOptions(url: string): SMTPPool.Options {
   };
 }
 
+type MailerConfig = Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir'> & Partial<Pick<Config, 'dkim' | 'bounceAddress'>> & { replyTo?: string };
+
 /** System mail (confirmations, password resets) goes to the first server SMTP_URL names, DKIM-signed when keys are configured. */
-export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir'> & Partial<Pick<Config, 'dkim' | 'bounceAddress'>>): Mailer {
+export function createMailer(config: MailerConfig): Mailer {
   const [first] = smtpUrls(config.smtpUrl);
   const signer = config.dkim && config.dkim.length > 0 ? createDkimSigner(config.dkim) : null;
   const bounceAddress = config.bounceAddress ?? '';
-  return first ? smtpMailer(first, config.mailFrom, signer, bounceAddress) : outboxMailer(config.dataDir, config.mailFrom, signer);
+  // The default Reply-To (console settings) goes in front of the message's own fields, which win.
+  const defaults: MailMessage = { from: config.mailFrom, ...(config.replyTo ? { replyTo: config.replyTo } : {}) };
+  return first ? smtpMailer(first, defaults, signer, bounceAddress) : outboxMailer(config.dataDir, defaults, signer);
+}
+
+/**
+ * The mailer of a running service: SMTP servers, From and Reply-To as the settings say now (src/settings). When they
+ * change, new mail goes through a mailer built from them, and the old one's pool closes once its mails in flight are sent.
+ */
+export function settingsMailer(settings: SettingsStore, config: Omit<MailerConfig, 'smtpUrl' | 'mailFrom' | 'replyTo'>): Mailer {
+  const build = (now: EffectiveSettings) =>
+    createMailer({ ...config, smtpUrl: now.smtpUrls.join(','), mailFrom: now.mailFrom, replyTo: now.replyTo });
+  const mailer = new Swapping(build(settings.current));
+  settings.onChange((now, before) => {
+    if (now.smtpUrls.join(',') === before.smtpUrls.join(',') && now.mailFrom === before.mailFrom && now.replyTo === before.replyTo) return;
+    mailer.replace(build(now));
+  });
+  return mailer;
 }
 
 /** The envelope: to whom the message says, from BOUNCE_ADDRESS when set (else nodemailer takes the From address). */
@@ -73,19 +94,19 @@ async function composeSigned(message: MailMessage, signer: DkimSigner) {
   return { raw, envelope: node.getEnvelope(), messageId: node.messageId() };
 }
 
-function smtpMailer(url: string, from: string, signer: DkimSigner | null, bounceAddress: string): Mailer {
+function smtpMailer(url: string, defaults: MailMessage, signer: DkimSigner | null, bounceAddress: string): Mailer {
   const transport = nodemailer.createTransport(smtpPoolOptions(url));
   return {
     kind: 'smtp',
     async send(message) {
       if (signer) {
-        const signed = await composeSigned({ from, ...message }, signer);
+        const signed = await composeSigned({ ...defaults, ...message }, signer);
         const envelope = bounceAddress ? { ...signed.envelope, from: bounceAddress } : signed.envelope;
         const info = await transport.sendMail({ envelope, raw: signed.raw });
         return { messageId: signed.messageId, response: info.response };
       }
-      const envelope = envelopeOf({ from, ...message }, bounceAddress);
-      const info = await transport.sendMail({ from, ...message, ...(envelope ? { envelope } : {}) });
+      const envelope = envelopeOf({ ...defaults, ...message }, bounceAddress);
+      const info = await transport.sendMail({ ...defaults, ...message, ...(envelope ? { envelope } : {}) });
       return { messageId: info.messageId, response: info.response };
     },
     async close() {
@@ -94,15 +115,15 @@ function smtpMailer(url: string, from: string, signer: DkimSigner | null, bounce
   };
 }
 
-function outboxMailer(dataDir: string, from: string, signer: DkimSigner | null): Mailer {
+function outboxMailer(dataDir: string, defaults: MailMessage, signer: DkimSigner | null): Mailer {
   const dir = join(dataDir, 'outbox');
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
   return {
     kind: 'outbox',
     async send(message) {
       const info = signer
-        ? await composeSigned({ from, ...message }, signer).then((s) => ({ message: s.raw, messageId: s.messageId }))
-        : await transport.sendMail({ from, ...message });
+        ? await composeSigned({ ...defaults, ...message }, signer).then((s) => ({ message: s.raw, messageId: s.messageId }))
+        : await transport.sendMail({ ...defaults, ...message });
       await mkdir(dir, { recursive: true });
       const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}.eml`);
       await writeFile(file, info.message as Buffer);

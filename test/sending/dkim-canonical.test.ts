@@ -157,3 +157,60 @@ describe('random bodies cut at random places', () => {
     }
   });
 });
+
+describe('the byte scan: runs of canonical lines hashed as they are, the lines around them rewritten', () => {
+  const clean = 'A line that is canonical as it stands, hashed straight from the buffer=\r\n';
+  const base64Part = randomBytes(6000).toString('base64').replace(/.{76}/g, '$&\r\n');
+  const cases: Record<string, string> = {
+    'a long line (10,000 characters, no line end inside)': `${clean}${'x'.repeat(5000)} ${'y'.repeat(4999)}\r\n${clean}`,
+    'a long line of spaces and tabs between canonical lines': `${clean}${' \t'.repeat(3000)}\r\n${clean}`,
+    'CRLF and bare LF mixed, line by line': `${clean}lf only\n${clean}\n\n${clean}crlf\r\nlf\nend`,
+    'bare CR inside a line and at a line end': `${clean}one\rtwo\r\n${clean}three\r\r\n${clean}`,
+    'trailing white space on lines, and lines of white space only': `${clean}trailing space \r\ntrailing tab\t\r\n \r\n\t\r\n${clean}`,
+    'empty lines between runs and at the end': `\r\n\r\n${clean}\r\n\r\n\r\n${clean}x  y\r\n\r\n${clean}\r\n\r\n\r\n\r\n`,
+    'a single leading space (kept) and two (folded)': `${clean} one leading\r\n  two leading\r\n${clean}`,
+    'double spaces at the end of a buffer-sized run': `${clean.repeat(40)}a  b\r\n${clean.repeat(40)}`,
+    'many lines to rewrite in a row, then canonical ones (the rest rewritten without looking)': `${'  indented  html\r\n'.repeat(30)}${clean.repeat(20)}\ttab\r\n${clean}`,
+    'a base64 part between text parts': `${clean}--b\r\nContent-Transfer-Encoding: base64\r\n\r\n${base64Part}\r\n--b--\r\n`,
+    'only white space and line ends': ' \r\n\t\r\n\r\n  ',
+  };
+  for (const [what, body] of Object.entries(cases)) {
+    test(what, async () => {
+      await sendAndVerify([Buffer.from(`${HEAD}${body}`, 'latin1')]);
+      // The same body cut inside a run, inside white space and between CR and LF.
+      const bytes = Buffer.from(`${HEAD}${body}`, 'latin1');
+      const at = [HEAD.length + 37, HEAD.length + Math.floor(body.length / 2), bytes.length - 3].filter((n) => n > HEAD.length && n < bytes.length);
+      await sendAndVerify(at.map((end, i) => bytes.subarray(i === 0 ? 0 : at[i - 1], end)).concat(bytes.subarray(at[at.length - 1])));
+    });
+  }
+
+  test('8-bit bytes that are not UTF-8 (latin1 text sent as it is), and control characters', async () => {
+    const eightBit = Buffer.from(`${clean}caf\xe9 na\xefve \xa0 \xff\xfe\r\n\x01\x02 \x7f\r\n${clean}`, 'latin1');
+    await sendAndVerify([Buffer.from(HEAD.replace('charset=utf-8', 'charset=iso-8859-1'), 'latin1'), eightBit]);
+  });
+
+  test('an attachment tail shared by messages signed on two threads, each thread receiving it once', async () => {
+    const twoThreads = createTransport({ smtpUrl: sink.url, dataDir: '/nonexistent', dkim: keys, dkimThreads: 2 });
+    try {
+      const tail = Buffer.from(
+        `\r\n--b\r\nContent-Type: application/pdf\r\nContent-Transfer-Encoding: base64\r\n\r\n${base64Part}\r\n--b--\r\n`,
+        'latin1',
+      );
+      const before = sink.messages.length;
+      // Sent together, so that both threads have messages in hand.
+      await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          twoThreads.send({
+            from: 'bounces@example.com',
+            to: 'reader@example.net',
+            raw: [Buffer.from(`${HEAD}personal ${i}  text\r\n`, 'latin1'), tail],
+          }),
+        ),
+      );
+      const mails = (await sink.waitFor(before + 12)).slice(before);
+      for (const mail of mails) assert.deepEqual(await verify(mail.raw, keys), bothPass());
+    } finally {
+      await twoThreads.close();
+    }
+  });
+});

@@ -112,3 +112,26 @@ describe('npm run dkim', () => {
     assert.match(bad.stderr, /^dkim: Invalid environment variable DKIM_KEYS: /);
   });
 });
+
+describe('DKIM_THREADS', () => {
+  test('unset, empty or 0: chosen for the machine; a count of threads is taken as it is', () => {
+    assert.equal(loadConfig({}).dkimThreads, 0);
+    assert.equal(loadConfig({ DKIM_THREADS: '' }).dkimThreads, 0);
+    assert.equal(loadConfig({ DKIM_THREADS: ' 2 ' }).dkimThreads, 2);
+  });
+
+  test('a negative count, a word or too many is refused, naming the variable', () => {
+    const refused = {
+      '-1': 'DKIM_THREADS=-1: Expected integer to be greater or equal to 0',
+      two: 'DKIM_THREADS="two": Expected integer',
+      '65': 'DKIM_THREADS=65: Expected integer to be less or equal to 64',
+    };
+    for (const [value, message] of Object.entries(refused)) {
+      assert.throws(
+        () => loadConfig({ DKIM_THREADS: value }),
+        (err: unknown) => err instanceof ConfigError && err.message === `Invalid environment variable ${message}`,
+        value,
+      );
+    }
+  });
+});

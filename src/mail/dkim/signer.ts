@@ -12,10 +12,10 @@ import { keysForDomain, type DkimKey } from '../../shared/dkim-keys.js';
  * and canonical form, into which only `t=` and `bh=` are put. Signing covers the exact bytes the SMTP client writes,
  * before dot-stuffing.
  *
- * Measured (bench/dkim-measure.ts, README "Benchmarks"): a signature's CPU is the cryptography's (RSA-2048 ~235 µs,
- * Ed25519 ~26 µs, SHA-256 of a 60 KB body ~35 µs here); the rest is kept to tens of microseconds. Why not a
- * worker_threads pool: it would take the body hash off the main thread too, but copy every message to another
- * thread, and on a 2-core machine the sender is bound by all the CPU it takes, not by its main thread.
+ * Where it runs: campaign mail is signed on a pool of worker threads (pool.ts), each with a signer of its own made
+ * here with `inline: true` (the private-key operation then runs on that thread, synchronously); the sending loop's
+ * thread only hands the buffers over. System mail, a few messages, is signed in-process, the private-key operation
+ * on libuv's thread pool (`crypto.sign` with a callback).
  */
 
 /**
@@ -201,10 +201,19 @@ function signatureTemplate(key: DkimKey, h: string): SignatureTemplate {
   return { folded: cutAtMarks(unsigned), canonical: cutAtMarks(relaxedHeader(unsigned)) };
 }
 
+/** What is signed, and with which digest: Ed25519-SHA256 (RFC 8463 §3) signs the SHA-256 hash of the canonical headers with PureEdDSA. */
+function signingInput(key: DkimKey, data: Buffer): [string | null, Buffer] {
+  return key.algorithm === 'rsa-sha256' ? ['sha256', data] : [null, createHash('sha256').update(data).digest()];
+}
+
 function signAsync(key: DkimKey, data: Buffer): Promise<Buffer> {
-  // Ed25519-SHA256 (RFC 8463 §3) signs the SHA-256 hash of the canonical headers with PureEdDSA.
-  const [algorithm, input] = key.algorithm === 'rsa-sha256' ? ['sha256', data] : [null, createHash('sha256').update(data).digest()];
+  const [algorithm, input] = signingInput(key, data);
   return new Promise((resolve, reject) => sign(algorithm, input, key.privateKey, (err, signature) => (err ? reject(err) : resolve(signature))));
+}
+
+function signInline(key: DkimKey, data: Buffer): Buffer {
+  const [algorithm, input] = signingInput(key, data);
+  return sign(algorithm, input, key.privateKey);
 }
 
 export interface DkimSigner {
@@ -215,12 +224,18 @@ export interface DkimSigner {
    * The buffers are passed on uncopied.
    */
   sign(raw: readonly Buffer[]): Promise<readonly Buffer[]>;
+  /** The DKIM-Signature header(s) for a message (CRLF after each), or null when no key covers its From domain. */
+  headers(raw: readonly Buffer[]): Promise<string | null>;
+  /** Ends what the signer started (a pool's threads); nothing for an in-process signer. */
+  close(): Promise<void>;
 }
 
 export interface SignerOptions {
   /** Told once per From domain that no key signs (the first message from it goes out unsigned). */
   readonly onUnsigned?: (domain: string) => void;
   readonly now?: () => number;
+  /** Sign on the calling thread, synchronously (inside a signing thread), rather than on libuv's thread pool. */
+  readonly inline?: boolean;
 }
 
 export function createDkimSigner(keys: readonly DkimKey[], options: SignerOptions = {}): DkimSigner {
@@ -246,31 +261,37 @@ export function createDkimSigner(keys: readonly DkimKey[], options: SignerOption
     }
     return found;
   };
+  const signWith = options.inline ? (key: DkimKey, data: Buffer) => signInline(key, data) : signAsync;
+  const headers = async (raw: readonly Buffer[]): Promise<string | null> => {
+    const parts = splitHead(raw);
+    if (!parts) return null;
+    const head = parseHead(parts.head);
+    const signers = head.fromDomain ? keysOf(head.fromDomain) : [];
+    if (signers.length === 0) return null;
+    const body = new RelaxedBody(createHash('sha256'));
+    for (const chunk of parts.body) body.update(chunk);
+    const bh = body.finish();
+    const { names, canonical } = signedFields(head.fields);
+    const h = names.join(':');
+    const t = String(Math.floor(now() / 1000));
+    const signed = await Promise.all(
+      signers.map(async (key) => {
+        const template = templateOf(key, h);
+        const [c0, c1, c2] = template.canonical;
+        const signature = await signWith(key, Buffer.from(`${canonical}${c0}${t}${c1}${bh}${c2}`, 'latin1'));
+        const [f0, f1, f2] = template.folded;
+        return `${f0}${t}${f1}${bh}${f2}${foldSignature(signature.toString('base64'))}\r\n`;
+      }),
+    );
+    return signed.join('');
+  };
   return {
     covers: (domain) => keysOf(domain.toLowerCase()).length > 0,
+    headers,
     async sign(raw) {
-      const parts = splitHead(raw);
-      if (!parts) return raw;
-      const head = parseHead(parts.head);
-      const signers = head.fromDomain ? keysOf(head.fromDomain) : [];
-      if (signers.length === 0) return raw;
-      const body = new RelaxedBody(createHash('sha256'));
-      for (const chunk of parts.body) body.update(chunk);
-      const bh = body.finish();
-      const { names, canonical } = signedFields(head.fields);
-      const h = names.join(':');
-      const t = String(Math.floor(now() / 1000));
-      const headers = await Promise.all(
-        signers.map(async (key) => {
-          const template = templateOf(key, h);
-          const [c0, c1, c2] = template.canonical;
-          const data = Buffer.from(`${canonical}${c0}${t}${c1}${bh}${c2}`, 'latin1');
-          const signature = await signAsync(key, data);
-          const [f0, f1, f2] = template.folded;
-          return `${f0}${t}${f1}${bh}${f2}${foldSignature(signature.toString('base64'))}\r\n`;
-        }),
-      );
-      return [Buffer.from(headers.join(''), 'latin1'), ...raw];
+      const signed = await headers(raw);
+      return signed === null ? raw : [Buffer.from(signed, 'latin1'), ...raw];
     },
+    close: async () => {},
   };
 }
