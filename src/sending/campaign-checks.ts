@@ -71,10 +71,13 @@ function htmlChecks(source: string, part: CheckPart): Check[] {
   return found;
 }
 
+/** `[if mso]`, `[endif]`: Outlook's conditional comments (`<!--[if mso]>…<![endif]-->`), which mail layouts use. */
+const CONDITIONAL_COMMENT = /^\[\s*(?:if\s[^[\]]*|endif)\s*\]$/i;
+
 function placeholderChecks(source: string, part: CheckPart, known: ReadonlySet<string>): Check[] {
   const lineOf = lineFinder(source);
   return placeholdersIn(source)
-    .filter((use) => !use.hasDefault && !known.has(use.name))
+    .filter((use) => !use.hasDefault && !known.has(use.name) && !CONDITIONAL_COMMENT.test(use.written))
     .map((use) => ({
       code: 'unknown_placeholder' as const,
       message: `${use.written} is not a placeholder the sender knows (nor an attribute): it would go out as written.`,

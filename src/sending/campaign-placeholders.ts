@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { attributePlaceholder } from '../shared/placeholder-name.js';
 import type { Placeholders } from './campaign-preview.schemas.js';
 import { attributeNames } from './compose/compose.repository.js';
 
@@ -24,14 +25,15 @@ const FIXED: Item[] = [
 ];
 
 export async function campaignPlaceholders(ctx: AppContext): Promise<Placeholders> {
+  // Each attribute's placeholder as the attribute definitions show it (one derivation); names none can hold are left out.
   const attributes = (await attributeNames(ctx.db))
     .map((name) => name.replace(/\s+/g, ' ').trim())
-    .filter((name) => name && !/[[\]<>"/:%\r\n]/.test(name))
     .sort((a, b) => a.localeCompare(b))
-    .map((name): Item => ({
-      placeholder: `[${name.toUpperCase()}]`,
-      description: `The subscriber's "${name}" attribute (write [${name.toUpperCase()}%%fallback] for a default)`,
-      kind: 'attribute',
-    }));
+    .flatMap((name): Item[] => {
+      const placeholder = attributePlaceholder(name);
+      if (!placeholder) return [];
+      const withFallback = `${placeholder.slice(0, -1)}%%fallback]`;
+      return [{ placeholder, description: `The subscriber's "${name}" attribute (write ${withFallback} for a default)`, kind: 'attribute' }];
+    });
   return { items: [...FIXED.slice(0, 5), ...attributes, ...FIXED.slice(5)] };
 }

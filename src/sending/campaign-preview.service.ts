@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { requireCampaign } from '../messaging/index.js';
 import type { Rights } from '../identity/index.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../shared/errors.js';
-import { findSubscriberId, loadDefinitionsWithOptions } from '../subscription/index.js';
+import { defaultAsValue, displayAttributeValue, findSubscriberId, loadDefinitionsWithOptions } from '../subscription/index.js';
 import type { Preview, PreviewBody } from './campaign-preview.schemas.js';
 import { CompileError, compileCampaign, loadRecipients, RecipientError, standInRecipient, type RecipientData } from './compose/index.js';
 import { normaliseName } from './compose/placeholders.js';
@@ -71,7 +71,10 @@ export async function previewCampaign(ctx: AppContext, campaignId: number, body:
  */
 async function sampleRecipient(ctx: AppContext): Promise<RecipientData> {
   const definitions = await loadDefinitionsWithOptions(ctx.db);
-  const attributes = new Map(definitions.map((d) => [normaliseName(d.name), d.defaultValue || d.options[0]?.name || d.name]));
+  // A default is shown as a subscriber's value would be: its option's name, whether given by id or by name.
+  const attributes = new Map(
+    definitions.map((d) => [normaliseName(d.name), displayAttributeValue(d, defaultAsValue(d)) || d.options[0]?.name || d.name]),
+  );
   return standInRecipient({
     uniqueId: '0123456789abcdef0123456789abcdef',
     email: 'sample.subscriber@example.com',

@@ -76,10 +76,10 @@ export async function setEmbargo(tx: Executor, campaignId: number, embargo: Date
 export async function insertRepeatCopy(tx: Executor, sourceId: number, uniqueId: string, embargo: Date): Promise<number> {
   const [id] = await queryRows(
     tx,
-    sql`insert into campaigns (unique_id, owner_id, template_id, subject, body, text_body, footer, send_format,
+    sql`insert into campaigns (unique_id, owner_id, template_id, subject, name, body, text_body, footer, send_format,
           html_formatted, embargo, repeat_interval, repeat_until, requeue_interval, requeue_until, from_field, to_field,
           reply_to, user_selection, click_track, status)
-        select ${uniqueId}, owner_id, template_id, subject, body, text_body, footer, send_format, html_formatted,
+        select ${uniqueId}, owner_id, template_id, subject, name, body, text_body, footer, send_format, html_formatted,
           ${embargo.toISOString()}::timestamptz, repeat_interval, repeat_until, requeue_interval, requeue_until,
           from_field, to_field, reply_to, user_selection, click_track, 'draft'
         from campaigns where id = ${sourceId}

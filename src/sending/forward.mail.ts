@@ -1,7 +1,7 @@
 import { escapeHtml } from '../shared/html.js';
 import type { AppContext } from '../context.js';
-import { compileCampaign, RecipientError, standInRecipient, type CompiledCampaign, type RecipientData } from './compose/index.js';
-import { SendFailure } from './transport.js';
+import type { RawMailToQueue } from '../mail/index.js';
+import { compileCampaign, standInRecipient, type CompiledCampaign, type RecipientData } from './compose/index.js';
 
 /*
  * The forwarded copy: the campaign compiled as a forward (no click tracking, no open pixel, no List-Unsubscribe:
@@ -10,7 +10,6 @@ import { SendFailure } from './transport.js';
  */
 
 export interface ForwardMail {
-  readonly friends: readonly string[];
   readonly fromName: string;
   readonly fromEmail: string;
   /** The forwarding subscriber's address: `[FORWARDEDBY]`. */
@@ -39,32 +38,23 @@ function friendOf(email: string): RecipientData {
   return standInRecipient({ uniqueId: 'forwarded', email, attributes: new Map(), lists: [] });
 }
 
+/** Renders the forwarded copy for one friend: the finished message and its envelope, ready for the mail queue. */
+export type ForwardCopies = (friend: string) => RawMailToQueue;
+
 /**
- * Sends one copy per friend, one after the other (a handful at most). Never throws: answers the friends whose copy
- * did not leave, with the reason (`precache_failed`, `send_failed`); the rest were sent.
+ * Compiles the campaign as a forward once per request. Answers null (logged) when it cannot be composed: every copy
+ * is then `precache_failed`.
  */
-export async function sendForwardedCopies(ctx: AppContext, campaignId: number, mail: ForwardMail): Promise<Map<string, string>> {
-  const failures = new Map<string, string>();
-  if (mail.friends.length === 0) return failures;
+export async function composeForwardedCopies(ctx: AppContext, campaignId: number, mail: ForwardMail): Promise<ForwardCopies | null> {
   let compiled: CompiledCampaign;
   try {
     compiled = await compileCampaign(ctx, campaignId, { forward: { by: mail.forwarderEmail, intro: introOf(mail) } });
   } catch (err) {
     ctx.log.warn({ campaignId, err: (err as Error).message }, 'forwarded copy could not be composed');
-    for (const friend of mail.friends) failures.set(friend, 'precache_failed');
-    return failures;
+    return null;
   }
-  for (const friend of mail.friends) {
-    try {
-      await ctx.transport.send(compiled.render(friendOf(friend), null).message);
-    } catch (err) {
-      // Whatever went wrong, the reserved record must still be settled: the friend's copy counts as failed.
-      const expected = err instanceof SendFailure || err instanceof RecipientError;
-      // The server's reply can quote the friend's address: only its code goes to the log.
-      const detail = err instanceof SendFailure ? err.response.slice(0, 3) : (err as Error).name;
-      ctx.log[expected ? 'warn' : 'error']({ campaignId, reply: detail }, 'forwarded copy not sent');
-      failures.set(friend, 'send_failed');
-    }
-  }
-  return failures;
+  return (friend) => {
+    const { message } = compiled.render(friendOf(friend), null);
+    return { envelope: { from: message.from, to: message.to }, raw: Buffer.concat(message.raw) };
+  };
 }

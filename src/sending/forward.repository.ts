@@ -6,7 +6,10 @@ import { blacklist, campaignCounters, deliveries, forwards, subscribers } from '
 /** Namespace of the transaction-level advisory lock that serialises forwards of one campaign. */
 const FORWARD_LOCK = 7390;
 
-/** Statuses that mean the friend has (or is being sent) this campaign: asked again, they are `already_sent`. */
+/**
+ * Statuses that mean the friend has (or is being sent) this campaign: asked again, they are `already_sent`. `sent`
+ * means queued for sending (mail/mail-queue.ts); `sending` is left by the versions that sent inside the request.
+ */
 const DELIVERED = ['sent', 'sending'];
 
 /** Whether the campaign was sent to the subscriber (a `sent` delivery record). */
@@ -70,17 +73,14 @@ export async function insertForwards(
   return db.insert(forwards).values(rows).returning({ id: forwards.id, email: forwards.email });
 }
 
-/** Records how the sends went, and counts the copies that left in the campaign's counters. */
-export async function finishForwards(db: Executor, campaignId: number, sentIds: number[], failedIds: number[]): Promise<void> {
-  if (sentIds.length > 0) await db.update(forwards).set({ status: 'sent' }).where(inArray(forwards.id, sentIds));
-  if (failedIds.length > 0) await db.update(forwards).set({ status: 'failed' }).where(inArray(forwards.id, failedIds));
-  if (sentIds.length > 0) {
-    await db
-      .insert(campaignCounters)
-      .values({ campaignId, forwards: sentIds.length })
-      .onConflictDoUpdate({
-        target: campaignCounters.campaignId,
-        set: { forwards: sql`${campaignCounters.forwards} + ${sentIds.length}`, updatedAt: new Date() },
-      });
-  }
+/** Counts the copies queued for sending in the campaign's counters. */
+export async function countForwards(db: Executor, campaignId: number, queued: number): Promise<void> {
+  if (queued === 0) return;
+  await db
+    .insert(campaignCounters)
+    .values({ campaignId, forwards: queued })
+    .onConflictDoUpdate({
+      target: campaignCounters.campaignId,
+      set: { forwards: sql`${campaignCounters.forwards} + ${queued}`, updatedAt: new Date() },
+    });
 }

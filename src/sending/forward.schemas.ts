@@ -25,12 +25,12 @@ export const ForwardResult = Type.Object({
   recipients: Type.Array(
     Type.Object({
       email: Type.String(),
-      status: StringEnum(FORWARD_STATUSES),
+      status: StringEnum(FORWARD_STATUSES, { description: '`sent`: accepted for sending (queued); it leaves after the answer' }),
       reason: Nullable(
         Type.String({
           description:
             '`blacklisted` (the address never gets mail), `precache_failed` (the campaign could not be rendered), ' +
-            '`send_failed` (the mail server refused it); null when sent or already sent',
+            '`send_failed` (the copy could not be made for this address); null when sent (queued for sending) or already sent',
         }),
       ),
     }),

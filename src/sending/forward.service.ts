@@ -3,11 +3,15 @@ import { TooManyRequestsError, UnprocessableError, ValidationError } from '../sh
 import { findSubscriberByUniqueId } from '../subscription/index.js';
 import * as repo from './forward.repository.js';
 import type { ForwardBody, ForwardResult, ForwardStatus } from './forward.schemas.js';
-import { sendForwardedCopies } from './forward.mail.js';
+import { composeForwardedCopies, type ForwardCopies } from './forward.mail.js';
+import { RecipientError } from './compose/index.js';
+import { mailQueued, queueRawMails, type RawMailToQueue } from '../mail/index.js';
 
 /*
  * Forward to a friend (reference §5.17): a subscriber who was sent a campaign sends a copy to a few addresses,
  * with a note. The copy carries no tracking and no unsubscribe link of the forwarder's; the friend is not subscribed.
+ * The limits and the friends' addresses are checked at once; each copy is then queued (mail/mail-queue.ts) in the
+ * transaction that records it, and leaves after the answer, retried while the mail server is away.
  */
 
 export const NOT_RECEIVED = 'Cannot forward: user has not received this message';
@@ -59,10 +63,18 @@ export async function forward(ctx: AppContext, campaignId: number, body: Forward
   const forwarder = await findSubscriberByUniqueId(ctx.db, body.uid.trim());
   if (!forwarder || !(await repo.received(ctx.db, campaignId, forwarder.id))) throw new UnprocessableError(NOT_RECEIVED);
 
+  // Composed before the transaction (it reads the campaign, its template and attachments), rendered per friend in it.
+  const copyFor = await composeForwardedCopies(ctx, campaignId, {
+    fromName: body.from_name.trim(),
+    fromEmail: body.from_email.trim(),
+    forwarderEmail: forwarder.email,
+    note: body.note?.trim() || null,
+  });
+
   const outcomes = new Map<string, Outcome>();
-  // Reserve: decide in one short transaction what goes, and record it as `sending`, so that a concurrent request
-  // sees it; the mail itself is sent outside any transaction.
-  const reserved = await ctx.db.transaction(async (tx) => {
+  // One short transaction decides what goes, records it and queues the copies: a concurrent request sees the record,
+  // and a copy is queued exactly when its record says `sent`. The mail queue sends it after the answer.
+  const queued = await ctx.db.transaction(async (tx) => {
     await repo.lockForward(tx, campaignId, forwarder.id);
     const lowered = recipients.map((r) => r.toLowerCase());
     const [already, blocked] = await Promise.all([repo.alreadyForwarded(tx, campaignId, lowered), repo.blacklistedAmong(tx, lowered)]);
@@ -70,41 +82,31 @@ export async function forward(ctx: AppContext, campaignId: number, body: Forward
     const now = Date.now();
     const times = await repo.forwardTimes(tx, forwarder.id, new Date(now - WINDOW_MS), ctx.config.forward.rateLimit + recipients.length);
     checkRate(ctx, times, fresh.length, now);
+
+    const copies: RawMailToQueue[] = [];
     for (const email of recipients) {
       if (already.has(email.toLowerCase())) outcomes.set(email, { email, status: 'already_sent', reason: null });
       else if (blocked.has(email.toLowerCase())) outcomes.set(email, { email, status: 'failed', reason: 'blacklisted' });
+      else if (!copyFor) outcomes.set(email, { email, status: 'failed', reason: 'precache_failed' });
+      else {
+        const copy = renderCopy(ctx, campaignId, copyFor, email);
+        if (copy) copies.push(copy);
+        outcomes.set(email, copy ? { email, status: 'sent', reason: null } : { email, status: 'failed', reason: 'send_failed' });
+      }
     }
-    return repo.insertForwards(
+    await repo.insertForwards(
       tx,
-      fresh.map((email) => ({
-        campaignId,
-        subscriberId: forwarder.id,
-        email,
-        status: blocked.has(email.toLowerCase()) ? 'failed' : 'sending',
-      })),
+      fresh.map((email) => ({ campaignId, subscriberId: forwarder.id, email, status: outcomes.get(email)!.status })),
     );
+    await queueRawMails(ctx, tx, 'forward', copies);
+    await repo.countForwards(tx, campaignId, copies.length);
+    return copies.length;
   });
-
-  const toSend = reserved.filter((r) => !outcomes.has(r.email));
-  const failures = await sendForwardedCopies(ctx, campaignId, {
-    friends: toSend.map((r) => r.email),
-    fromName: body.from_name.trim(),
-    fromEmail: body.from_email.trim(),
-    forwarderEmail: forwarder.email,
-    note: body.note?.trim() || null,
-  });
-  const sentIds: number[] = [];
-  const failedIds: number[] = [];
-  for (const row of toSend) {
-    const failure = failures.get(row.email);
-    (failure ? failedIds : sentIds).push(row.id);
-    outcomes.set(row.email, failure ? { email: row.email, status: 'failed', reason: failure } : { email: row.email, status: 'sent', reason: null });
-  }
-  await ctx.db.transaction((tx) => repo.finishForwards(tx, campaignId, sentIds, failedIds));
-  ctx.log.info({ campaignId, subscriberId: forwarder.id, sent: sentIds.length, failed: failedIds.length }, 'campaign forwarded');
+  if (queued > 0) mailQueued(ctx);
 
   const list = recipients.map((email) => outcomes.get(email)!);
   const count = (status: ForwardStatus) => list.filter((o) => o.status === status).length;
+  ctx.log.info({ campaignId, subscriberId: forwarder.id, queued, failed: count('failed') }, 'campaign forwarded');
   return {
     total_requested: list.length,
     total_sent: count('sent'),
@@ -112,4 +114,15 @@ export async function forward(ctx: AppContext, campaignId: number, body: Forward
     total_already_sent: count('already_sent'),
     recipients: list,
   };
+}
+
+/** The friend's copy, or null when it cannot be rendered for this address (logged without the address). */
+function renderCopy(ctx: AppContext, campaignId: number, copyFor: ForwardCopies, friend: string): RawMailToQueue | null {
+  try {
+    return copyFor(friend);
+  } catch (err) {
+    if (!(err instanceof RecipientError)) throw err;
+    ctx.log.warn({ campaignId }, 'forwarded copy not rendered: unusable address');
+    return null;
+  }
 }

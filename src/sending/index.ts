@@ -7,7 +7,7 @@ export { decodeForwardToken } from './forward-link.js';
 export { received } from './forward.repository.js';
 export { forward } from './forward.service.js';
 export { decodeAnyPreferencesToken, decodePreferencesToken, pagePreferencesUrl, preferencesUrl } from './preferences-link.js';
-export { createTransport } from './transport.js';
+export { createTransport, settingsTransport } from './transport.js';
 export type { Transport } from './transport.js';
 export { collectSendMetrics } from './send-metrics.js';
 export { startWorker } from './worker.js';

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import nodemailer from 'nodemailer';
 import type { Config } from '../config.js';
-import { smtpPoolOptions, smtpUrls, createDkimSigner } from '../mail/index.js';
+import { smtpPoolOptions, smtpUrls, createSigningPool, defaultSigningThreads } from '../mail/index.js';
+import type { SettingsStore } from '../settings/index.js';
+import { Swapping } from '../shared/swapping.js';
 import { signingTransport } from './dkim-transport.js';
 import { SmtpError } from './smtp/connection.js';
 import { SmtpPool } from './smtp/pool.js';
@@ -78,17 +80,38 @@ export interface SmtpTimeouts {
 
 /**
  * SMTP when SMTP_URL names servers (several: round-robin, one connection pool each); else `.eml` files in
- * DATA_DIR/outbox. DKIM-signed when keys are configured (mail/dkim).
+ * DATA_DIR/outbox. DKIM-signed when keys are configured, on DKIM_THREADS signing threads (mail/dkim/pool.ts).
  */
 export function createTransport(
-  config: Pick<Config, 'smtpUrl' | 'dataDir'> & Partial<Pick<Config, 'dkim'>>,
+  config: Pick<Config, 'smtpUrl' | 'dataDir'> & Partial<Pick<Config, 'dkim' | 'dkimThreads'>>,
   options: TransportOptions = {},
 ): Transport {
   const urls = smtpUrls(config.smtpUrl);
   const transport = urls.length > 0 ? smtpTransport(urls, options) : outboxTransport(join(config.dataDir, 'outbox'));
   return config.dkim && config.dkim.length > 0
-    ? signingTransport(transport, createDkimSigner(config.dkim, { onUnsigned: options.onUnsigned }))
+    ? signingTransport(
+        transport,
+        createSigningPool(config.dkim, { threads: config.dkimThreads || defaultSigningThreads(), onUnsigned: options.onUnsigned }),
+      )
     : transport;
+}
+
+/**
+ * The campaign transport of a running service: the SMTP servers the settings name now (src/settings). When they
+ * change, new messages go through pools built for the new servers; the old pools close once their messages in
+ * flight are answered.
+ */
+export function settingsTransport(
+  settings: SettingsStore,
+  config: Pick<Config, 'dataDir'> & Partial<Pick<Config, 'dkim' | 'dkimThreads'>>,
+  options: TransportOptions = {},
+): Transport {
+  const build = (urls: readonly string[]) => createTransport({ ...config, smtpUrl: urls.join(',') }, options);
+  const transport = new Swapping(build(settings.current.smtpUrls));
+  settings.onChange((now, before) => {
+    if (now.smtpUrls.join(',') !== before.smtpUrls.join(',')) transport.replace(build(now.smtpUrls));
+  });
+  return transport;
 }
 
 interface NodemailerError {

@@ -117,6 +117,8 @@ describe('GET /api/v2/campaigns/{messageId}/checks', () => {
         '<a href="https://example.com/ok">ok</a> <a href="mailto:a@example.com">m</a>',
         '<img src="images/logo.png" alt="">',
         '<img src="https://example.com/x.png" alt=""> [OOPS] [NAME%%you]',
+        // Outlook's conditional comments, as mail layouts (the visual format's) write them, are not placeholders.
+        '<!--[if mso]><table role="presentation"><tr><td><![endif]--><!--[if mso]></td></tr></table><![endif]-->',
       ].join('\n'),
       fromField: 'news@example.com',
     });

@@ -157,7 +157,7 @@ describe('formats', () => {
     assert.equal(mail.parsed.text, `Plain body for ${email}\nsecond line`);
   });
 
-  test('without a text body the text part is derived from the HTML; the footer ends both parts', async () => {
+  test('without a text body the text part is derived from the HTML (headings as written, links as text (url)); the footer ends both parts', async () => {
     const email = uniqueEmail();
     await createSubscriber(t.db, { email });
     const campaign = await createCampaign(t.db, {
@@ -170,7 +170,7 @@ describe('formats', () => {
     assert.equal(
       mail.parsed.text,
       // Wrapped at 78 with the placeholder counted as written, so its value may run past.
-      'BIG NEWS\n\nHello dear reader of this rather long newsletter line, see our site [https://example.com/x].\n\n * one\n * two\n\n' +
+      'Big news\n\nHello dear reader of this rather long newsletter line, see our site (https://example.com/x).\n\n * one\n * two\n\n' +
         `Sent by Example\n${unsubscribe}`,
     );
     assert.match(

@@ -1,8 +1,6 @@
 import { after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
-import { join } from 'node:path';
 import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
 import { createTransport, SendFailure, type RawMessage, type Transport } from '../../src/sending/transport.js';
 
@@ -11,9 +9,7 @@ import { createTransport, SendFailure, type RawMessage, type Transport } from '.
  * everything closed when the test file ends.
  */
 
-const fixtures = join(import.meta.dirname, '..', 'fixtures', 'tls');
-export const key = readFileSync(join(fixtures, 'localhost.key'));
-export const cert = readFileSync(join(fixtures, 'localhost.crt'));
+export { cert, key } from './tls-fixture.js';
 
 export interface Received {
   readonly from: string;

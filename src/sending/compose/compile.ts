@@ -163,7 +163,7 @@ export async function compileCampaign(
   const { html, text, inline, linkIds } = await composeBodies(ctx, campaign, template, host, options);
   const subject = `${options.test ? '(test) ' : ''}${campaign.subject}`;
   const resolve = placeholderResolver({ campaignId, subject, host, forwardedBy: forward?.by, attributes });
-  const from = parseMailbox(campaign.fromField.trim() || ctx.config.mailFrom);
+  const from = parseMailbox(campaign.fromField.trim() || ctx.settings.current.mailFrom);
   const boundary = `=_mr${campaignId}_${randomBytes(6).toString('hex')}`;
   const boundaries = { mixed: `${boundary}_m`, related: `${boundary}_r`, alternative: `${boundary}_a` };
   const secret = ctx.secrets.linkToken;
@@ -179,7 +179,7 @@ export async function compileCampaign(
     verpFrom: ctx.config.bounceVerp && ctx.config.bounceAddress ? verpSender(secret, ctx.config.bounceAddress) : null,
     messageIdToken: messageIdSigner(secret),
     headBefore: fromAndSubject(from, subject, resolve('text')),
-    headAfter: headersAfterSubject(campaign, list, host, !forward),
+    headAfter: headersAfterSubject(campaign, list, host, !forward, ctx.settings.current.replyTo),
     html: html === null ? null : { body: compileBody(html, resolve('html')), skeleton: htmlSkeleton(boundaries, inline, attachments) },
     text: {
       body: forward ? withPrefix(compileBody(text, resolve('text')), forward.intro.text) : compileBody(text, resolve('text')),
@@ -316,8 +316,10 @@ function headersAfterSubject(
   list: { readonly id: number; readonly name: string } | undefined,
   host: string,
   oneClickUnsubscribe: boolean,
+  /** The settings' Reply-To, for a campaign that names none ('' for none). */
+  defaultReplyTo: string,
 ): string {
-  const replyTo = campaign.replyTo.trim() ? parseMailbox(campaign.replyTo) : null;
+  const replyTo = campaign.replyTo.trim() ? parseMailbox(campaign.replyTo) : defaultReplyTo ? parseMailbox(defaultReplyTo) : null;
   // RFC 2919: the list's name as the phrase; a campaign without lists yet (a test of a draft) names itself.
   const listId = list ? mailbox(list.name, `${list.id}.${host}`) : `<campaign-${campaign.id}.${host}>`;
   const headers = [

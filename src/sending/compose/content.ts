@@ -72,6 +72,10 @@ export function htmlToText(html: string): string {
     wordwrap: 78,
     selectors: [
       { selector: 'img', format: 'skip' },
+      // Headings keep their case: upper-cased they shout, and they would change a name or a product as written.
+      ...(['h1', 'h2', 'h3', 'h4', 'h5', 'h6'] as const).map((selector) => ({ selector, options: { uppercase: false } })),
+      // "our site (https://…)", the way people write a link in plain text; a bare address is not repeated.
+      { selector: 'a', options: { linkBrackets: ['(', ')'] as [string, string], hideLinkHrefIfSameAsText: true } },
       // Layout tables are the rule in mail templates: their cells read as blocks, not as a squeezed row.
       { selector: 'table', format: 'block' },
       { selector: 'tr', format: 'block' },

@@ -1,3 +1,4 @@
+import { PLACEHOLDER_NAME, normaliseName } from '../../shared/placeholder-name.js';
 import { SOFT_BREAK, encodeQuotedPrintable } from './mime.js';
 
 /*
@@ -61,11 +62,11 @@ export const LINK_MARK_CLOSE = '\uE001';
 export const linkMark = (index: number) => `${LINK_MARK_OPEN}L${index}${LINK_MARK_CLOSE}`;
 
 /**
- * `[NAME]` or `[NAME%%default]`. Names exclude the characters of URLs and markup (`/ : < > "`) so that bracketed
+ * `[NAME]` or `[NAME%%default]`. Names exclude the characters of URLs and markup (PLACEHOLDER_NAME) so that bracketed
  * URLs (`[https://…]`, as html-to-text writes links) and CSS or conditional-comment brackets are not taken for
  * placeholders with a default; whatever is not recognised is left as written anyway.
  */
-const TOKEN = /\uE000L(\d+)\uE001|\[([^[\]<>"/:%\r\n]{1,80})(?:%%([^[\]\r\n]{0,500}))?\]/g;
+const TOKEN = new RegExp(`\\uE000L(\\d+)\\uE001|\\[(${PLACEHOLDER_NAME})(?:%%([^[\\]\\r\\n]{0,500}))?\\]`, 'g');
 
 export interface PlaceholderUse {
   /** Normalised name. */
@@ -86,14 +87,7 @@ export function placeholdersIn(source: string): PlaceholderUse[] {
   return uses;
 }
 
-/** `first&nbsp; name` → `FIRST NAME` (reference §7.3: case-insensitive, inner white space normalised). */
-export function normaliseName(name: string): string {
-  return name
-    .replace(/&nbsp;|\u00a0/gi, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .toUpperCase();
-}
+export { normaliseName };
 
 /**
  * The same ASCII text as a one-byte string. A slice of a source that holds any character above U+00FF is a two-byte
