@@ -1,6 +1,7 @@
 import { ValidationError } from '../shared/errors.js';
-import type { CampaignBody } from './campaign.schemas.js';
-import type { NewCampaignRow } from './campaign.repository.js';
+import type { CampaignEditorDocument } from '../db/schema/index.js';
+import { EDITOR_FORMATS_WITH_SOURCE, type CampaignBody } from './campaign.schemas.js';
+import type { CampaignRow, NewCampaignRow } from './campaign.repository.js';
 
 /*
  * Reading a campaign body into columns: the rules the schema cannot express (dates, addresses), each failure a
@@ -66,11 +67,15 @@ export function campaignColumns(body: CampaignBody): Omit<NewCampaignRow, 'uniqu
   const requeueUntil = date(schedule.requeue_until, 'schedule.requeue_until');
   const fromField = attempt(() => checkFromField(body.options.from_field));
   const replyTo = body.options.reply_to?.trim() ? attempt(() => checkFromField(body.options.reply_to!, 'options.reply_to')) : '';
+  const editorError = body.content.editor ? editorProblem(body.content.editor, body.format.send_format) : null;
+  if (editorError) errors['content.editor'] = [editorError];
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   const sendFormat = body.format.send_format;
   return {
     templateId: body.template_id ?? null,
     subject: body.content.subject.trim(),
+    // Left out: the caller decides (a new campaign takes its subject, an update keeps the current name).
+    ...(body.content.name === undefined ? {} : { name: body.content.name.trim() }),
     body: body.content.text,
     textBody: body.content.text_message ?? '',
     footer: body.content.footer ?? '',
@@ -86,4 +91,42 @@ export function campaignColumns(body: CampaignBody): Omit<NewCampaignRow, 'uniqu
     replyTo: replyTo ?? '',
     userSelection: body.options.user_selection ?? null,
   };
+}
+
+type EditorInput = NonNullable<CampaignBody['content']['editor']>;
+
+/** What is wrong with an editor document sent with a body, or null. */
+function editorProblem(editor: EditorInput, sendFormat: CampaignBody['format']['send_format']): string | null {
+  const source = editor.source ?? null;
+  const withSource = (EDITOR_FORMATS_WITH_SOURCE as readonly string[]).includes(editor.format);
+  if (withSource && (source === null || source.trim() === '')) return `The ${editor.format} format needs its source.`;
+  if (!withSource && source !== null) return `The ${editor.format} format has no source of its own: its document is content.text.`;
+  if ((editor.format === 'text') !== (sendFormat === 'text')) {
+    return editor.format === 'text'
+      ? 'The text format needs format.send_format "text".'
+      : 'A text-only campaign (send_format "text") is written in the text format.';
+  }
+  if (editor.format === 'visual') {
+    let document: unknown;
+    try {
+      document = JSON.parse(source!);
+    } catch {
+      return 'The visual source is not valid JSON.';
+    }
+    const root = typeof document === 'object' && document !== null ? (document as Record<string, unknown>).root : undefined;
+    if (typeof root !== 'object' || root === null || Array.isArray(root))
+      return 'The visual source is not a block document (an object with a "root" block).';
+  }
+  return null;
+}
+
+/**
+ * The editor column for a body: the one sent, or (omitted, as a phpList client does) the campaign's current one,
+ * marked outdated once the body it produced is replaced; null sent drops it.
+ */
+export function editorColumn(body: CampaignBody, current?: Pick<CampaignRow, 'editor' | 'body'>): CampaignEditorDocument | null {
+  const sent = body.content.editor;
+  if (sent) return { format: sent.format, source: sent.source ?? null, outdated: false };
+  if (sent === null || !current?.editor) return null;
+  return current.body === body.content.text ? current.editor : { ...current.editor, outdated: true };
 }

@@ -33,7 +33,14 @@ export async function toCampaignViews(db: Executor, rows: readonly CampaignRow[]
       id: row.id,
       unique_id: row.uniqueId,
       template: head ? toTemplate(head, images.get(head.id) ?? []) : null,
-      message_content: { subject: row.subject, text: row.body, text_message: row.textBody, footer: row.footer },
+      message_content: {
+        subject: row.subject,
+        name: row.name,
+        text: row.body,
+        text_message: row.textBody,
+        footer: row.footer,
+        editor: row.editor,
+      },
       message_format: {
         html_formated: row.htmlFormatted,
         send_format: row.sendFormat,
@@ -72,7 +79,7 @@ export async function toCampaignViews(db: Executor, rows: readonly CampaignRow[]
   });
 }
 
-/** One keyset page of an owner's campaigns, optionally by subject substring and status, and how many match. */
+/** One keyset page of an owner's campaigns, optionally by a substring of subject or name and status, and how many match. */
 export async function listOwnedCampaigns(
   db: Executor,
   ownerId: number,
@@ -84,7 +91,7 @@ export async function listOwnedCampaigns(
   const filter = and(
     eq(campaigns.ownerId, ownerId),
     status ? eq(campaigns.status, status) : undefined,
-    subject ? sql`${campaigns.subject} ilike ${`%${subject.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}` : undefined,
+    subject ? substringOfSubjectOrName(subject) : undefined,
   );
   const rows = await db
     .select()
@@ -94,6 +101,11 @@ export async function listOwnedCampaigns(
     .limit(limit);
   const [total] = await db.select({ n: count() }).from(campaigns).where(filter);
   return { rows, total: total?.n ?? 0 };
+}
+
+function substringOfSubjectOrName(text: string) {
+  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql`(${campaigns.subject} ilike ${pattern} or ${campaigns.name} ilike ${pattern})`;
 }
 
 export async function insertCampaign(db: Executor, values: NewCampaignRow): Promise<CampaignRow> {

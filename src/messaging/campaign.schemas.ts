@@ -7,6 +7,25 @@ export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 /** What `PATCH …/status` accepts (reference §7.1: not `inprocess`). */
 export const REQUESTABLE_STATUSES = ['draft', 'sent', 'prepared', 'submitted', 'suspended', 'requeued'] as const;
 export const SEND_FORMATS = ['html', 'text', 'invite'] as const;
+/** The console editor's formats (Mailroom extension `content.editor`, docs/api.md). */
+export const EDITOR_FORMATS = ['visual', 'richtext', 'markdown', 'html', 'text'] as const;
+/** Formats whose document is a source of their own beside the body (the others edit the body itself). */
+export const EDITOR_FORMATS_WITH_SOURCE = ['visual', 'markdown'] as const;
+
+const EDITOR_DESCRIPTION =
+  'Mailroom extension: the format the console editor wrote the body in and its own document (`visual`: block JSON; ' +
+  '`markdown`: the Markdown). `text` (the body itself) is what is sent; phpList clients ignore this.';
+
+export const CampaignEditor = Type.Object(
+  {
+    format: StringEnum(EDITOR_FORMATS),
+    source: Nullable(Type.String({ description: 'The block JSON (`visual`) or the Markdown (`markdown`); null for the other formats' })),
+    outdated: Type.Boolean({
+      description: 'The body was replaced since by a client that did not send `editor`: the console opens it as HTML and keeps this as a note',
+    }),
+  },
+  { description: EDITOR_DESCRIPTION },
+);
 
 /** Reference §6.14 (Message), plus `created_at`/`updated_at` (specification: campaign list entries carry them). */
 export const Campaign = Type.Object({
@@ -15,9 +34,13 @@ export const Campaign = Type.Object({
   template: Nullable(Template),
   message_content: Type.Object({
     subject: Type.String(),
+    name: Nullable(
+      Type.String({ description: 'Ours: the name the console shows in tables and titles; null for campaigns made before names existed' }),
+    ),
     text: Nullable(Type.String()),
     text_message: Nullable(Type.String()),
     footer: Nullable(Type.String()),
+    editor: Nullable(CampaignEditor),
   }),
   message_format: Type.Object({
     html_formated: Type.Boolean(),
@@ -71,9 +94,30 @@ export const CampaignBody = Type.Object(
     content: Type.Object(
       {
         subject: NonBlank({ maxLength: 255 }),
+        name: Type.Optional(
+          NonBlank({
+            maxLength: 255,
+            description:
+              "Ours: the campaign's name in the console, apart from the subject. On create it defaults to the subject; on update, left out keeps the current one",
+          }),
+        ),
         text: NonBlank({ maxLength: 10_000_000 }),
         footer: Type.Optional(Nullable(Type.String({ maxLength: 100_000 }))),
         text_message: Type.Optional(Nullable(Type.String({ maxLength: 10_000_000, description: 'Plain-text alternative' }))),
+        editor: Type.Optional(
+          Nullable(
+            Type.Object(
+              {
+                format: StringEnum(EDITOR_FORMATS),
+                source: Type.Optional(Nullable(Type.String({ maxLength: 10_000_000 }))),
+              },
+              {
+                additionalProperties: false,
+                description: `${EDITOR_DESCRIPTION} Omitted: kept, marked outdated when \`text\` changes; null: dropped.`,
+              },
+            ),
+          ),
+        ),
       },
       { additionalProperties: false },
     ),
@@ -109,7 +153,7 @@ export const CampaignParams = Type.Object({ messageId: IdParam });
 export const CampaignListQuery = Type.Object({
   after_id: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
-  subject: Type.Optional(Type.String({ maxLength: 255, description: 'Substring of the subject, case-insensitive' })),
+  subject: Type.Optional(Type.String({ maxLength: 255, description: 'Substring of the subject or (ours) the name, case-insensitive' })),
   status: Type.Optional(StringEnum(CAMPAIGN_STATUSES, { description: 'Only campaigns in this status (ours, additive)' })),
 });
 export type CampaignListQuery = Static<typeof CampaignListQuery>;

@@ -3,7 +3,7 @@ import { checkSelection } from '../segments/index.js';
 import type { AppContext } from '../context.js';
 import { ConflictError, NotFoundError } from '../shared/errors.js';
 import { toPage } from '../shared/pagination.js';
-import { campaignColumns } from './campaign-input.js';
+import { campaignColumns, editorColumn } from './campaign-input.js';
 import { figuresOf } from './campaign-figures.repository.js';
 import * as repo from './campaign.repository.js';
 import type { Campaign, CampaignBody, CampaignListItem, CampaignListQuery } from './campaign.schemas.js';
@@ -56,7 +56,14 @@ export async function createCampaign(ctx: AppContext, ownerId: number, body: Cam
   const columns = campaignColumns(body);
   await checkTemplate(ctx, body.template_id);
   await checkSelection(ctx.db, columns.userSelection);
-  const row = await repo.insertCampaign(ctx.db, { ...columns, uniqueId: newUniqueId(), ownerId, status: 'draft' });
+  const row = await repo.insertCampaign(ctx.db, {
+    name: columns.subject,
+    ...columns,
+    editor: editorColumn(body),
+    uniqueId: newUniqueId(),
+    ownerId,
+    status: 'draft',
+  });
   return repo.toCampaignView(ctx.db, row);
 }
 
@@ -69,7 +76,7 @@ export async function updateCampaign(ctx: AppContext, id: number, body: Campaign
   const columns = campaignColumns(body);
   await checkTemplate(ctx, body.template_id);
   await checkSelection(ctx.db, columns.userSelection);
-  const row = await repo.updateCampaign(ctx.db, id, columns);
+  const row = await repo.updateCampaign(ctx.db, id, { ...columns, editor: editorColumn(body, current) });
   if (!row) throw new NotFoundError(CAMPAIGN_NOT_FOUND);
   return repo.toCampaignView(ctx.db, row);
 }
@@ -90,9 +97,11 @@ export async function copyCampaign(ctx: AppContext, id: number, ownerId: number)
     ownerId,
     templateId: source.templateId,
     subject: source.subject,
+    name: source.name,
     body: source.body,
     textBody: source.textBody,
     footer: source.footer,
+    editor: source.editor,
     sendFormat: source.sendFormat,
     htmlFormatted: source.htmlFormatted,
     embargo: source.embargo,

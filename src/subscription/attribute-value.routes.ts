@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import { callerOf } from '../plugins/auth.js';
 import { rawPathId } from '../plugins/http.js';
+import { originOf } from './history-origin.js';
 import { Page, PageQuery, cursorOf } from '../shared/pagination.js';
 import { errorResponses } from '../shared/schemas.js';
 import { SubscriberAttributeValue, SubscriberAttributeValueBody, SubscriberValueParams } from './attribute.schemas.js';
@@ -8,6 +10,9 @@ import * as service from './attribute.service.js';
 import { SubscriberParams } from './subscriber.schemas.js';
 
 const tags = ['subscriber attributes'];
+
+/** The administrator and origin a value change is recorded with in the subscriber's history. */
+const editorOf = (request: FastifyRequest): service.ValueEditor => ({ adminId: callerOf(request).id, origin: originOf(request) });
 
 /** A subscriber's attribute values, nested under the subscriber (specification rows 2, 4, 6, 8). */
 export const attributeValueRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -53,7 +58,7 @@ export const attributeValueRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       handler: async (request, reply) => {
         const { subscriberId, definitionId } = request.params;
-        return reply.code(201).send(await service.setValue(app.ctx, subscriberId, definitionId, request.body));
+        return reply.code(201).send(await service.setValue(app.ctx, subscriberId, definitionId, request.body, editorOf(request)));
       },
     });
   }
@@ -86,7 +91,7 @@ export const attributeValueRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await service.deleteValue(app.ctx, request.params.subscriberId, request.params.definitionId);
+      await service.deleteValue(app.ctx, request.params.subscriberId, request.params.definitionId, editorOf(request));
       return reply.code(204).send();
     },
   );

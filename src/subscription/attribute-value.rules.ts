@@ -19,7 +19,7 @@ const TRUE_WORDS = new Set(['1', 'true', 'on', 'yes', 'y', 'checked']);
 const FALSE_WORDS = new Set(['0', 'false', 'off', 'no', 'n', '']);
 
 /** An option by id (digits) or by name (case-insensitive). */
-function findOption(options: readonly OptionLike[], raw: string): OptionLike | undefined {
+export function findOption(options: readonly OptionLike[], raw: string): OptionLike | undefined {
   const text = raw.trim();
   if (/^\d+$/.test(text)) {
     const byId = options.find((o) => o.id === Number(text));

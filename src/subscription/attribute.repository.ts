@@ -1,7 +1,11 @@
 import { and, asc, count, eq, gt, inArray, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.js';
 import { attributeDefinitions, attributeOptions, subscriberAttributeValues } from '../db/schema/index.js';
+import { attributePlaceholder } from '../shared/placeholder-name.js';
 import type { AttributeDefinition } from './attribute.schemas.js';
+
+/** phpList's 404 message for a missing attribute definition. */
+export const DEFINITION_NOT_FOUND = 'Attribute definition not found.';
 
 export type DefinitionRow = typeof attributeDefinitions.$inferSelect;
 export type NewDefinitionRow = typeof attributeDefinitions.$inferInsert;
@@ -21,6 +25,7 @@ export function toDefinition(row: DefinitionWithOptions): AttributeDefinition {
     required: row.required,
     subscriber_editable: row.subscriberEditable,
     options: row.options.map((o) => ({ id: o.id, name: o.name, list_order: o.listOrder })),
+    placeholder: attributePlaceholder(row.name),
   };
 }
 

@@ -25,6 +25,12 @@ export const AttributeDefinition = Type.Object({
   required: Type.Boolean(),
   subscriber_editable: Type.Boolean({ description: 'Whether subscribers may change their value in the preference centre (Mailroom addition)' }),
   options: Type.Array(AttributeOption),
+  placeholder: Nullable(
+    Type.String({
+      description:
+        "How a campaign writes this attribute's value, e.g. `[FIRST NAME]`; null when the name cannot be a placeholder (Mailroom addition)",
+    }),
+  ),
 });
 export type AttributeDefinition = Static<typeof AttributeDefinition>;
 

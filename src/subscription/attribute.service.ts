@@ -12,12 +12,43 @@ import {
   type SubscriberAttributeValue,
   type SubscriberAttributeValueBody,
 } from './attribute.schemas.js';
+import { defaultAsValue } from './attribute-default.js';
 import { checkAttributeValue } from './attribute-value.rules.js';
 import { toSubscriber, type SubscriberRow } from './subscriber.repository.js';
 import { listsOfSubscribers } from './subscriber.repository.js';
 import { requireSubscriber } from './subscriber.service.js';
+import { DEFINITION_NOT_FOUND } from './attribute.repository.js';
+import { loginNameOf } from '../identity/index.js';
+import { displayAttributeValue } from './attribute-value.rules.js';
+import { insertHistory } from './subscriber-history.repository.js';
+import type { HistoryOrigin } from './subscriber-history.schemas.js';
 
-export const DEFINITION_NOT_FOUND = 'Attribute definition not found.';
+export { DEFINITION_NOT_FOUND };
+
+/** Who changes a value and from where, for the subscriber's history. */
+export interface ValueEditor {
+  adminId: number;
+  origin: HistoryOrigin;
+}
+
+/**
+ * The history entry of an administrator's change to an attribute value, in phpList's `<field> = <new> *changed* from
+ * <old>` form, values as the console shows them (option names, not ids). Nothing when the value stays the same.
+ */
+async function recordValueChange(
+  tx: Executor,
+  subscriberId: number,
+  definition: repo.DefinitionWithOptions,
+  before: string | null,
+  after: string | null,
+  editor: ValueEditor,
+): Promise<void> {
+  if (before === after) return;
+  const shown = (value: string | null) => (value === null ? '(none)' : JSON.stringify(displayAttributeValue(definition, value)));
+  const login = await loginNameOf(tx, editor.adminId);
+  const detail = `attribute "${definition.name}" = ${shown(after)} *changed* from ${shown(before)}`;
+  await insertHistory(tx, subscriberId, editor.origin, `Update by ${login}`, detail);
+}
 const VALUE_NOT_FOUND = 'Subscriber attribute not found.';
 
 export async function requireDefinition(ctx: AppContext, id: number) {
@@ -183,19 +214,34 @@ export async function requireValueTarget(ctx: AppContext, subscriberId: number, 
   return { subscriber, definition };
 }
 
+/** What a value written without one becomes: the default as attribute-default.ts reads it; none is 422 at `value`. */
+function fallbackValue(definition: repo.DefinitionWithOptions): string {
+  const value = defaultAsValue(definition);
+  if (value !== null) return value;
+  const given = definition.defaultValue;
+  if (given === null) throw ValidationError.field('value', 'A value is required: this attribute has no default value.');
+  const why = definition.type?.toLowerCase() === 'date' ? 'is not a date' : 'names none of its options';
+  throw ValidationError.field('value', `A value is required: this attribute's default "${given}" ${why}.`);
+}
+
 /** Creates or replaces a value, checked against the definition's type. Absent or null: the default. */
 export async function setValue(
   ctx: AppContext,
   subscriberId: number,
   definitionId: number,
   body: SubscriberAttributeValueBody,
+  editor: ValueEditor,
 ): Promise<SubscriberAttributeValue> {
   const { subscriber, definition } = await requireValueTarget(ctx, subscriberId, definitionId);
-  const raw = body.value ?? definition.defaultValue;
-  if (raw === null) throw ValidationError.field('value', 'A value is required: this attribute has no default value.');
+  const raw = body.value ?? fallbackValue(definition);
   const checked = checkAttributeValue(definition, raw);
   if (!checked.ok) throw ValidationError.field('value', checked.reason);
-  const row = await repo.upsertValue(ctx.db, subscriberId, definitionId, checked.stored);
+  const row = await ctx.db.transaction(async (tx) => {
+    const before = await repo.findValue(tx, subscriberId, definitionId);
+    const stored = await repo.upsertValue(tx, subscriberId, definitionId, checked.stored);
+    await recordValueChange(tx, subscriberId, definition, before?.value ?? null, stored.value, editor);
+    return stored;
+  });
   return toValue(ctx, subscriber, definition, row.value);
 }
 
@@ -221,7 +267,14 @@ export async function listValues(ctx: AppContext, subscriberId: number, afterDef
   return toPage(items, total, limit, (item) => item.definition.id);
 }
 
-export async function deleteValue(ctx: AppContext, subscriberId: number, definitionId: number): Promise<void> {
+export async function deleteValue(ctx: AppContext, subscriberId: number, definitionId: number, editor: ValueEditor): Promise<void> {
   await requireSubscriber(ctx, subscriberId);
-  if (!(await repo.deleteValue(ctx.db, subscriberId, definitionId))) throw new NotFoundError(VALUE_NOT_FOUND);
+  const deleted = await ctx.db.transaction(async (tx) => {
+    const before = await repo.findValue(tx, subscriberId, definitionId);
+    if (!before || !(await repo.deleteValue(tx, subscriberId, definitionId))) return false;
+    const definition = await repo.findDefinition(tx, definitionId);
+    if (definition) await recordValueChange(tx, subscriberId, definition, before.value, null, editor);
+    return true;
+  });
+  if (!deleted) throw new NotFoundError(VALUE_NOT_FOUND);
 }

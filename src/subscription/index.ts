@@ -5,6 +5,7 @@
  * The *.repository exports are reads and writes that public's sign-up and preference pages run inside their own
  * transactions; service-level functions could replace them one by one. Leaving lists is leave.service.ts's alone.
  */
+export { defaultAsValue } from './attribute-default.js';
 export { checkAttributeValue, displayAttributeValue } from './attribute-value.rules.js';
 export { loadDefinitionsWithOptions } from './attribute.repository.js';
 export type { DefinitionWithOptions } from './attribute.repository.js';
@@ -31,7 +32,7 @@ export { findPage, isMember, pageData, publicListsAmong, upsertAttributeValues }
 export type { PageRow } from './subscribe-page.repository.js';
 export { SubscribePageParams } from './subscribe-page.schemas.js';
 export { requirePage } from './subscribe-page.service.js';
-export { confirmByLink, confirmationLink } from './subscriber-confirmation.js';
+export { confirmByLink, confirmationLink, registerConfirmationMail } from './subscriber-confirmation.js';
 export { ADDRESS_NOT_BLACKLISTED, countSendable, countSendableOnSomeList, ON_SOME_LIST, SENDABLE_FLAGS } from './sendable.repository.js';
 
 export { newSubscriberHtmlEmail } from './subscriber-defaults.js';

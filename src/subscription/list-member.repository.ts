@@ -82,8 +82,8 @@ export async function subscriptionDates(db: Executor, listId: number, subscriber
   return new Map(rows.map((r) => [r.subscriberId, r.createdAt]));
 }
 
-/** Unsubscribes these addresses from the list; unknown addresses and non-members are ignored. */
-export async function removeMembers(db: Executor, listId: number, emails: string[]): Promise<number> {
+/** Unsubscribes these addresses from the list; unknown addresses and non-members are ignored. Answers the ids removed. */
+export async function removeMembers(db: Executor, listId: number, emails: string[]): Promise<number[]> {
   const lowered = emails.map((e) => e.toLowerCase());
   const rows = await db
     .delete(subscriptions)
@@ -100,5 +100,5 @@ export async function removeMembers(db: Executor, listId: number, emails: string
       ),
     )
     .returning({ subscriberId: subscriptions.subscriberId });
-  return rows.length;
+  return rows.map((r) => r.subscriberId);
 }

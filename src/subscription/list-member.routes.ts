@@ -116,7 +116,7 @@ export const listMemberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await service.removeMembers(app.ctx, request.params.listId, callerOf(request).id, request.query.emails);
+      await service.removeMembers(app.ctx, request.params.listId, callerOf(request).id, request.query.emails, originOf(request));
       return reply.code(204).send();
     },
   );

@@ -13,6 +13,7 @@ import type { HistoryOrigin } from './subscriber-history.schemas.js';
 import { toSubscriberList, type ListRow } from './list.repository.js';
 import { LIST_NOT_FOUND, requireOwnedList } from './list.service.js';
 import { NotFoundError } from '../shared/errors.js';
+import { loginNameOf } from '../identity/index.js';
 import { listMemberPage } from './subscriber-page.repository.js';
 import { toSubscriberOnly, type SubscriberRow } from './subscriber.repository.js';
 import { newSubscriberHtmlEmail } from './subscriber-defaults.js';
@@ -43,6 +44,8 @@ export interface SubscribeOptions {
   origin: HistoryOrigin;
   /** The history detail of each subscriber created, e.g. `Created on subscribe page "Join us" (#3)`. */
   createdDetail?: string;
+  /** The administrator subscribing them: each subscriber newly subscribed gets a history entry naming them. */
+  adminId?: number;
   /** Runs in the same transaction with the ids of the subscribers this call created (their first details). */
   onCreated?: (tx: Executor, subscriberIds: number[]) => Promise<void>;
 }
@@ -98,6 +101,10 @@ export async function subscribeAddresses(ctx: AppContext, list: ListRow, emails:
     const inOrder = wanted.map((e) => byEmail.get(e.toLowerCase())).filter((s): s is SubscriberRow => !!s);
     const ids = inOrder.map((s) => s.id);
     const added = await repo.insertSubscriptions(tx, list.id, ids);
+    if (options.adminId !== undefined && added.size > 0) {
+      const login = await loginNameOf(tx, options.adminId);
+      await history.insertHistoryForMany(tx, [...added], options.origin, `List change by ${login}`, `Joined list "${list.name}" (#${list.id})`);
+    }
     const dates = await repo.subscriptionDates(tx, list.id, ids);
     // The double opt-in mails are queued with the subscriptions they ask about, and leave after the answer.
     if (!autoConfirm)
@@ -136,6 +143,7 @@ export async function addMembers(
     autoConfirm: body.auto_confirm ?? false,
     unknown: body.create_unknown ? 'create' : 'refuse',
     origin,
+    adminId: callerId,
   });
   const subscriberList = toSubscriberList(list);
   return subscribers.map((s) => ({
@@ -145,9 +153,14 @@ export async function addMembers(
   }));
 }
 
-export async function removeMembers(ctx: AppContext, listId: number, callerId: number, emails: string[]): Promise<void> {
-  await requireOwnedList(ctx, listId, callerId);
-  await repo.removeMembers(ctx.db, listId, uniqueEmails(emails));
+/** Unsubscribes the addresses; each subscriber that was a member gets a history entry naming the administrator. */
+export async function removeMembers(ctx: AppContext, listId: number, callerId: number, emails: string[], origin: HistoryOrigin): Promise<void> {
+  const list = await requireOwnedList(ctx, listId, callerId);
+  const login = await loginNameOf(ctx.db, callerId);
+  await ctx.db.transaction(async (tx) => {
+    const removed = await repo.removeMembers(tx, listId, uniqueEmails(emails));
+    await history.insertHistoryForMany(tx, removed, origin, `List change by ${login}`, `Left list "${list.name}" (#${list.id})`);
+  });
 }
 
 /** Trimmed, first spelling of each address kept (addresses compare case-insensitively). */

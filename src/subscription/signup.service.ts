@@ -1,18 +1,19 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { mailQueued, queueMail } from '../mail/index.js';
+import { mailQueued, queueMails, type MailKind, type MailToQueue } from '../mail/index.js';
 import { TooManyRequestsError } from '../shared/errors.js';
 import type { Lang } from '../shared/i18n.js';
 import { takeStrict } from '../shared/rate-limit.js';
 import { blacklistedAmong } from './blacklist.repository.js';
 import { decodeJoinToken } from './list-join-token.js';
-import { findSubscribersByEmails, insertSubscribers, insertSubscriptions } from './list-member.repository.js';
+import { insertSubscriptions } from './list-member.repository.js';
 import { findList, type ListRow } from './list.repository.js';
 import { confirmationMail, joinMail } from './signup.mail.js';
-import { isMember, upsertAttributeValues } from './subscribe-page.repository.js';
+import { lookUpSignUp, writeSignUp } from './signup.repository.js';
+import { reportCreated } from './subscriber-webhooks.js';
 import { insertHistory } from './subscriber-history.repository.js';
 import type { HistoryOrigin } from './subscriber-history.schemas.js';
-import { findSubscriberByUniqueId } from './subscriber.repository.js';
+import { findSubscriberByUniqueId, type SubscriberRow } from './subscriber.repository.js';
 import { newSubscriberHtmlEmail } from './subscriber-defaults.js';
 
 /*
@@ -67,46 +68,54 @@ async function takeSignUp(ctx: AppContext, email: string, clientIp: string | nul
  * - a new address: created (unconfirmed, or confirmed on a single opt-in page) with its attribute values and a
  *   history entry, subscribed; an unconfirmed one: subscribed to the chosen lists, its data left alone. Either gets
  *   one confirmation mail naming the lists, except a new subscriber of a single opt-in page, who gets none.
- * Throws TooManyRequestsError past the limits.
+ * Every outcome runs the same statements in the same order — two rate-limit takes, one lookup, one write, one queue
+ * write (of zero or one mail), and wakes the drainer — so that the answer's time says nothing about the address
+ * (issue 22; bench/signup-timing.ts). Throws TooManyRequestsError past the limits.
  */
 export async function signUp(ctx: AppContext, signup: SignUp, origin: HistoryOrigin): Promise<void> {
   await takeSignUp(ctx, signup.email, origin.ip);
-  const where = `subscribe page "${signup.page.title}" (#${signup.page.id})`;
-  const queued = await ctx.db.transaction(async (tx): Promise<boolean> => {
-    if ((await blacklistedAmong(tx, [signup.email])).size > 0) return false;
-    let [subscriber] = await findSubscribersByEmails(tx, [signup.email]);
-    if (subscriber?.blacklisted) return false;
-    if (subscriber?.confirmed) {
-      const known = subscriber;
-      const memberships = await Promise.all(signup.lists.map((l) => isMember(tx, l.id, known.id)));
-      const missing = signup.lists.filter((_, i) => !memberships[i]);
-      if (missing.length === 0) return false;
-      await queueMail(ctx, tx, 'list-join', joinMail(ctx, signup.lang, known, missing));
-      return true;
-    }
-    let createdConfirmed = false;
-    if (!subscriber) {
-      const uniqueId = randomBytes(16).toString('hex');
-      const [id] = await insertSubscribers(tx, [
-        { email: signup.email, uniqueId, confirmed: !signup.doubleOptIn, htmlEmail: newSubscriberHtmlEmail(ctx) },
-      ]);
-      // Another writer stored the address in the meantime: it is theirs, this sign-up leaves it alone.
-      if (id === undefined) return false;
-      await insertHistory(tx, id, origin, 'Subscriber created', `Created on ${where}`);
-      await upsertAttributeValues(tx, id, [...signup.values]);
-      [subscriber] = await findSubscribersByEmails(tx, [signup.email]);
-      createdConfirmed = !signup.doubleOptIn;
-    }
-    const added: string[] = [];
-    for (const list of signup.lists) if ((await insertSubscriptions(tx, list.id, [subscriber!.id])).size > 0) added.push(list.name);
-    if (added.length > 0) {
-      await insertHistory(tx, subscriber!.id, origin, 'Subscribed', `Subscribed to ${added.map((n) => `"${n}"`).join(', ')} on ${where}`);
-    }
-    if (createdConfirmed) return false;
-    await queueMail(ctx, tx, 'confirmation', confirmationMail(ctx, signup.lang, signup.page.id, subscriber!, signup.lists));
-    return true;
+  const listIds = signup.lists.map((l) => l.id);
+  await ctx.db.transaction(async (tx) => {
+    const { barred, subscriber, memberOf } = await lookUpSignUp(tx, signup.email, listIds);
+    const blocked = barred || subscriber?.blacklisted === true;
+    const create = !subscriber && !blocked;
+    const uniqueId = randomBytes(16).toString('hex');
+    const { created, reached } = await writeSignUp(tx, {
+      create: create ? { email: signup.email, uniqueId, confirmed: !signup.doubleOptIn, htmlEmail: newSubscriberHtmlEmail(ctx) } : null,
+      existingId: subscriber && !blocked && !subscriber.confirmed ? subscriber.id : null,
+      values: create ? signup.values : [],
+      listIds: blocked || subscriber?.confirmed ? [] : listIds,
+      createdDetail: `Created on subscribe page "${signup.page.title}" (#${signup.page.id})`,
+      where: `subscribe page "${signup.page.title}" (#${signup.page.id})`,
+      ip: origin.ip,
+      systemInfo: origin.userAgent ? `User-Agent: ${origin.userAgent.slice(0, 255)}` : null,
+    });
+    if (created) await reportCreated(tx, [created]);
+    const { kind, mail } = mailOf(ctx, signup, { blocked, reached, subscriber: created ?? subscriber, memberOf });
+    // Written whether or not there is a mail: an empty write costs what a full one does.
+    await queueMails(ctx, tx, kind, mail ? [mail] : []);
   });
-  if (queued) mailQueued(ctx);
+  mailQueued(ctx);
+}
+
+/** The one mail a sign-up causes, if any (see signUp). */
+function mailOf(
+  ctx: AppContext,
+  signup: SignUp,
+  outcome: { blocked: boolean; reached: boolean; subscriber: SubscriberRow | null; memberOf: ReadonlySet<number> },
+): { kind: MailKind; mail: MailToQueue | null } {
+  const { subscriber } = outcome;
+  if (outcome.blocked || !subscriber) return { kind: 'confirmation', mail: null };
+  if (subscriber.confirmed) {
+    const missing = signup.lists.filter((l) => !outcome.memberOf.has(l.id));
+    // A subscriber this sign-up created confirmed (single opt-in) needs no mail; nor one on every list already.
+    const joining = outcome.reached ? [] : missing;
+    return { kind: 'list-join', mail: joining.length > 0 ? joinMail(ctx, signup.lang, subscriber, joining) : null };
+  }
+  // Created unconfirmed, or unconfirmed already: the double opt-in mail. `reached` is false when another writer
+  // stored the address meanwhile: it is theirs, this sign-up leaves it alone.
+  if (!outcome.reached) return { kind: 'confirmation', mail: null };
+  return { kind: 'confirmation', mail: confirmationMail(ctx, signup.lang, signup.page.id, subscriber, signup.lists) };
 }
 
 export type JoinTarget = { readonly subscriberId: number; readonly listName: string } | 'missing' | 'unknown';

@@ -6,9 +6,9 @@ import type { AppContext } from '../context.js';
  */
 
 /**
- * `html_email` of a subscriber created without one given: SUBSCRIBER_HTML_DEFAULT (on unless the operator set it off).
+ * `html_email` of a subscriber created without one given: SUBSCRIBER_HTML_DEFAULT, or the console's setting when that is not set (on by default).
  * `POST /api/v2/subscribers` is the exception: without `html_email` it keeps phpList's false (docs/api.md).
  */
-export function newSubscriberHtmlEmail(ctx: Pick<AppContext, 'config'>): boolean {
-  return ctx.config.subscriberHtmlDefault;
+export function newSubscriberHtmlEmail(ctx: Pick<AppContext, 'settings'>): boolean {
+  return ctx.settings.current.subscriberHtmlDefault;
 }

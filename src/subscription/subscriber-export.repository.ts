@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Executor } from '../db/client.js';
+import { queryRows, sqlArray, type Executor } from '../db/client.js';
 import { bool, int, text, textOrNull, timestamp, type Row } from '../db/row.js';
 
 export interface ExportFilter {
@@ -90,6 +90,27 @@ export async function attributeValues(db: Executor, firstId: number, lastId: num
     sql`select subscriber_id, definition_id, value from subscriber_attribute_values
         where subscriber_id between ${firstId} and ${lastId}
           and definition_id = any(${sql.param(definitionIds)}::integer[])`,
+    (row) => ({ subscriberId: int(row, 'subscriber_id'), definitionId: int(row, 'definition_id'), value: textOrNull(row, 'value') }),
+  );
+}
+
+/** These subscribers (a bulk selection's batch), in id order; ids that no longer exist are passed over. */
+export async function exportRowsByIds(db: Executor, ids: number[]): Promise<ExportRow[]> {
+  return queryRows(
+    db,
+    sql`select s.id, s.email, s.confirmed, s.blacklisted, s.bounce_count, s.created_at, s.updated_at, s.unique_id,
+          s.html_email, s.disabled, s.extra_data, s.foreign_key, true as wanted
+        from subscribers s where s.id = any(${sqlArray(ids, 'integer')}) order by s.id`,
+    toExportRow,
+  );
+}
+
+/** The values of these definitions for these subscribers (a page of the list view). */
+export async function attributeValuesOf(db: Executor, subscriberIds: number[], definitionIds: number[]): Promise<AttributeValue[]> {
+  return queryRows(
+    db,
+    sql`select subscriber_id, definition_id, value from subscriber_attribute_values
+        where subscriber_id = any(${sqlArray(subscriberIds, 'integer')}) and definition_id = any(${sqlArray(definitionIds, 'integer')})`,
     (row) => ({ subscriberId: int(row, 'subscriber_id'), definitionId: int(row, 'definition_id'), value: textOrNull(row, 'value') }),
   );
 }

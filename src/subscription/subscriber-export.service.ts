@@ -58,13 +58,15 @@ function looksLikeFormula(value: string): boolean {
   return value !== '' && '=+-@\t\r'.includes(value[0]!) && !/^[+-]?\d+(\.\d+)?$/.test(value);
 }
 
-/**
- * Checks the request (columns, dates, list) and answers the file name and the CSV as a stream. The stream reads
- * one keyset batch at a time and only when the client has taken the previous one, so memory does not depend on
- * how many subscribers there are.
- */
-export async function exportSubscribers(ctx: AppContext, request: ExportRequest): Promise<{ filename: string; body: Readable }> {
-  const names = request.columns && request.columns.length > 0 ? request.columns : DEFAULT_COLUMNS;
+/** The CSV's header names and how each column is read. */
+export interface ExportTable {
+  names: string[];
+  columns: Column[];
+}
+
+/** The columns asked for (the default set when none), each a subscriber field or an attribute; 422 naming unknown ones. */
+export async function exportTable(ctx: AppContext, asked: string[] | null | undefined): Promise<ExportTable> {
+  const names = asked && asked.length > 0 ? asked : DEFAULT_COLUMNS;
   const definitions = await loadDefinitionsWithOptions(ctx.db);
   const byName = new Map(definitions.map((d) => [d.name.trim().toLowerCase(), d]));
   const errors: Record<string, string[]> = {};
@@ -79,7 +81,16 @@ export async function exportSubscribers(ctx: AppContext, request: ExportRequest)
     return { kind: 'field', read: () => '' };
   });
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  return { names, columns };
+}
 
+/**
+ * Checks the request (columns, dates, list) and answers the file name and the CSV as a stream. The stream reads
+ * one keyset batch at a time and only when the client has taken the previous one, so memory does not depend on
+ * how many subscribers there are.
+ */
+export async function exportSubscribers(ctx: AppContext, request: ExportRequest): Promise<{ filename: string; body: Readable }> {
+  const table = await exportTable(ctx, request.columns);
   const dateType = request.date_type ?? 'any';
   const listId = request.list_id ?? null;
   if (dateType === 'subscribed' && listId === null) {
@@ -98,41 +109,53 @@ export async function exportSubscribers(ctx: AppContext, request: ExportRequest)
     blacklisted: parseBoolean(request.is_blacklisted),
     dates: dateColumn && (from || to) ? { column: dateColumn, from, to } : null,
   };
-  const guard = request.escape_formulas ?? true;
-  const attributeIds = columns.flatMap((c) => (c.kind === 'attribute' ? [c.definition.id] : []));
-
-  async function* lines(): AsyncGenerator<string> {
-    const escape = (cell: string) => (guard && looksLikeFormula(cell) ? `'${cell}` : cell);
-    yield stringify([names.map(escape)], { record_delimiter: 'windows' });
+  async function* batches(): AsyncGenerator<repo.ExportRow[]> {
     let afterId = 0;
     while (true) {
       const rows = await repo.exportBatch(ctx.db, filter, afterId, EXPORT_BATCH_SIZE);
       if (rows.length === 0) return;
-      const first = rows[0]!.id;
-      const last = rows[rows.length - 1]!.id;
-      const values = new Map<string, string | null>();
-      if (attributeIds.length > 0) {
-        for (const v of await repo.attributeValues(ctx.db, first, last, attributeIds)) {
-          values.set(`${v.subscriberId}:${v.definitionId}`, v.value);
-        }
-      }
-      const records = rows
-        .filter((row) => row.wanted)
-        .map((row) =>
-          columns.map((column) => {
-            const cell =
-              column.kind === 'field'
-                ? column.read(row)
-                : displayAttributeValue(column.definition, values.get(`${row.id}:${column.definition.id}`) ?? null);
-            return escape(cell);
-          }),
-        );
-      if (records.length > 0) yield stringify(records, { record_delimiter: 'windows' });
-      afterId = last;
+      yield rows.filter((row) => row.wanted);
+      afterId = rows[rows.length - 1]!.id;
       if (rows.length < EXPORT_BATCH_SIZE) return;
     }
   }
+  return { filename: exportFilename(), body: csvStream(ctx, table, request.escape_formulas ?? true, batches()) };
+}
 
-  const today = new Date().toISOString().slice(0, 10);
-  return { filename: `subscribers_export_${today}.csv`, body: Readable.from(lines(), { objectMode: false }) };
+/** `subscribers_export_<today>.csv`. */
+export function exportFilename(): string {
+  return `subscribers_export_${new Date().toISOString().slice(0, 10)}.csv`;
+}
+
+/**
+ * The CSV of these rows as a stream: the header, then each batch with the attribute values of its id range (batches
+ * come in id order). A batch is read only when the client has taken the previous one, so memory stays flat.
+ */
+export function csvStream(ctx: AppContext, table: ExportTable, guard: boolean, batches: AsyncIterable<repo.ExportRow[]>): Readable {
+  const { names, columns } = table;
+  const attributeIds = columns.flatMap((c) => (c.kind === 'attribute' ? [c.definition.id] : []));
+  const escape = (cell: string) => (guard && looksLikeFormula(cell) ? `'${cell}` : cell);
+  async function* lines(): AsyncGenerator<string> {
+    yield stringify([names.map(escape)], { record_delimiter: 'windows' });
+    for await (const rows of batches) {
+      if (rows.length === 0) continue;
+      const values = new Map<string, string | null>();
+      if (attributeIds.length > 0) {
+        for (const v of await repo.attributeValues(ctx.db, rows[0]!.id, rows[rows.length - 1]!.id, attributeIds)) {
+          values.set(`${v.subscriberId}:${v.definitionId}`, v.value);
+        }
+      }
+      const records = rows.map((row) =>
+        columns.map((column) => {
+          const cell =
+            column.kind === 'field'
+              ? column.read(row)
+              : displayAttributeValue(column.definition, values.get(`${row.id}:${column.definition.id}`) ?? null);
+          return escape(cell);
+        }),
+      );
+      yield stringify(records, { record_delimiter: 'windows' });
+    }
+  }
+  return Readable.from(lines(), { objectMode: false });
 }

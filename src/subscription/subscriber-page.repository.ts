@@ -2,7 +2,7 @@ import type { AppDb } from '../db/client.js';
 import { bool, int, intOrNull, jsonRows, text, textOrNull, type Row } from '../db/row.js';
 import type { SubscriberList } from './list.schemas.js';
 import type { Subscriber } from './subscriber.schemas.js';
-import type { SubscriberFilter } from './subscriber.repository.js';
+import { filterConditions, type SubscriberFilter } from './subscriber-filter.js';
 
 /*
  * The two hot page reads (`GET /subscribers`, `GET /lists/{id}/subscribers`), each one prepared statement that
@@ -125,28 +125,11 @@ export async function listMemberPage(database: AppDb, listId: number, afterId: n
  */
 export async function subscriberPage(database: AppDb, filter: SubscriberFilter, afterId: number, limit: number): Promise<SubscriberPage> {
   const values: unknown[] = [afterId];
-  const conditions: string[] = [];
-  const nameParts: string[] = [];
-  if (filter.confirmed !== undefined) {
-    values.push(filter.confirmed);
-    conditions.push(`s.confirmed = $${values.length}`);
-    nameParts.push('c');
-  }
-  if (filter.blacklisted !== undefined) {
-    values.push(filter.blacklisted);
-    conditions.push(`s.blacklisted = $${values.length}`);
-    nameParts.push('b');
-  }
-  if (filter.find) {
-    const column = FIND_COLUMNS[filter.find.column];
-    values.push(`%${filter.find.value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-    conditions.push(`s.${column} ilike $${values.length}`);
-    nameParts.push(`f${column}`);
-  }
-  const where = conditions.join(' and ');
+  const { where, shape } = filterConditions(filter, values);
+  const nameParts = shape ? [shape] : [];
   if (filter.listId !== undefined) return listFilteredPage(database, filter.listId, values, where, nameParts, limit);
   const total =
-    conditions.length === 0 ? `(select coalesce(sum(subscribers), 0) from subscriber_counts)` : `(select count(*) from subscribers s where ${where})`;
+    where === '' ? `(select coalesce(sum(subscribers), 0) from subscriber_counts)` : `(select count(*) from subscribers s where ${where})`;
   const rows = await database.prepared(
     `subscriber_page_${nameParts.join('_') || 'all'}_${pageSize(limit)}`,
     `select c.total, p.*
@@ -207,10 +190,3 @@ function pageSize(limit: number): number {
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new Error(`page size out of range: ${limit}`);
   return limit;
 }
-
-/** The searchable columns by their filter name; never taken from the request as text. */
-const FIND_COLUMNS: Record<NonNullable<SubscriberFilter['find']>['column'], string> = {
-  email: 'email',
-  foreignKey: 'foreign_key',
-  uniqueId: 'unique_id',
-};

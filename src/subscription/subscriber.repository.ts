@@ -66,15 +66,8 @@ export async function emailTaken(db: Executor, email: string, exceptId?: number)
   return row !== undefined;
 }
 
-export interface SubscriberFilter {
-  confirmed?: boolean;
-  blacklisted?: boolean;
-  find?: { column: 'email' | 'foreignKey' | 'uniqueId'; value: string };
-  /** Only members of this list. */
-  listId?: number;
-}
+export type { SubscriberFilter } from './subscriber-filter.js';
 
-/** `%`, `_` and `\` match themselves in a "contains" search. */
 /**
  * The lists of several subscribers in one query (not one per subscriber), each subscriber's in subscription
  * order.

@@ -58,8 +58,15 @@ function BooleanText(name: string) {
 export const FIND_COLUMNS = ['email', 'foreignKey', 'uniqueId', 'foreign_key', 'unique_id'] as const;
 export type FindColumn = (typeof FIND_COLUMNS)[number];
 
-export const SubscriberListQuery = Type.Object({
-  ...PageQuery.properties,
+/** How attribute_value matches: a substring of the value, or the whole value. */
+export const ATTRIBUTE_MATCHES = ['contains', 'equals'] as const;
+export type AttributeMatch = (typeof ATTRIBUTE_MATCHES)[number];
+
+/**
+ * Which subscribers: the one filter definition of the list view (`GET /subscribers`) and of bulk actions
+ * (`POST /subscribers/bulk`, `POST /subscribers/bulk/export`). Conditions are ANDed.
+ */
+export const SubscriberFilterQuery = Type.Object({
   is_confirmed: BooleanText('is_confirmed'),
   is_blacklisted: BooleanText('is_blacklisted'),
   find_column: Type.Optional(
@@ -77,7 +84,31 @@ export const SubscriberListQuery = Type.Object({
       description: 'Only subscribers of this list (Mailroom addition; 404 when there is no such list)',
     }),
   ),
+  attribute_id: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 2_147_483_647,
+      description: 'Only subscribers whose value of this attribute matches attribute_value (Mailroom addition; 404 when there is no such attribute)',
+    }),
+  ),
+  attribute_value: Type.Optional(
+    Type.String({
+      maxLength: 255,
+      description: 'The value to match, case-insensitively; for option attributes, the option name (ignored without attribute_id)',
+    }),
+  ),
+  attribute_match: Type.Optional(
+    Type.Unsafe<AttributeMatch>({
+      type: 'string',
+      enum: [...ATTRIBUTE_MATCHES],
+      description: 'contains (the default) or equals',
+      errorMessage: 'Invalid attribute_match value. Allowed values: contains, equals.',
+    }),
+  ),
 });
+export type SubscriberFilterQuery = Static<typeof SubscriberFilterQuery>;
+
+export const SubscriberListQuery = Type.Object({ ...PageQuery.properties, ...SubscriberFilterQuery.properties });
 export type SubscriberListQuery = Static<typeof SubscriberListQuery>;
 
 export const CreateSubscriberBody = Type.Object(

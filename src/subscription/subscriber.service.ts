@@ -4,13 +4,16 @@ import * as blacklistRepo from './blacklist.repository.js';
 import { loginNameOf } from '../identity/index.js';
 import { ConflictError, NotFoundError, ValidationError, driverCode } from '../shared/errors.js';
 import { cursorOf, toPage } from '../shared/pagination.js';
-import { sendConfirmationRequest } from './subscriber-confirmation.js';
+import { queueConfirmationRequests } from './subscriber-confirmation.js';
+import { mailQueued } from '../mail/index.js';
 import * as history from './subscriber-history.repository.js';
 import type { HistoryOrigin, HistoryQuery } from './subscriber-history.schemas.js';
 import * as repo from './subscriber.repository.js';
 import { subscriberPage } from './subscriber-page.repository.js';
-import { requireList } from './list.service.js';
-import type { CreateSubscriberBody, Subscriber, SubscriberListQuery, UpdateSubscriberBody } from './subscriber.schemas.js';
+import { LIST_NOT_FOUND } from './list.service.js';
+import { findList } from './list.repository.js';
+import { DEFINITION_NOT_FOUND, findDefinition } from './attribute.repository.js';
+import type { CreateSubscriberBody, Subscriber, SubscriberFilterQuery, SubscriberListQuery, UpdateSubscriberBody } from './subscriber.schemas.js';
 
 export const SUBSCRIBER_NOT_FOUND = 'Subscriber not found.';
 const EMAIL_TAKEN = 'Email already exists.';
@@ -46,8 +49,17 @@ function booleanText(value: string | undefined): boolean | undefined {
   return value === undefined ? undefined : value === 'true' || value === '1';
 }
 
-export async function listSubscribers(ctx: AppContext, query: SubscriberListQuery) {
-  const { afterId, limit } = cursorOf(query);
+/**
+ * The list view's query as a checked filter (subscriber-filter.ts), shared by the list view and bulk actions. A list
+ * or attribute that does not exist is 404 in the list view (`unknown: 'not-found'`) and a 422 at `<prefix>list_id` /
+ * `<prefix>attribute_id` in a bulk request, where it is a field of the body (`unknown: 'invalid'`).
+ */
+export async function filterOf(
+  ctx: AppContext,
+  query: SubscriberFilterQuery,
+  unknown: 'not-found' | 'invalid' = 'not-found',
+  prefix = '',
+): Promise<repo.SubscriberFilter> {
   const filter: repo.SubscriberFilter = {
     confirmed: booleanText(query.is_confirmed),
     blacklisted: booleanText(query.is_blacklisted),
@@ -55,7 +67,23 @@ export async function listSubscribers(ctx: AppContext, query: SubscriberListQuer
     find: query.find_column && query.find_value ? { column: FIND_COLUMN[query.find_column], value: query.find_value } : undefined,
     listId: query.list_id,
   };
-  if (query.list_id !== undefined) await requireList(ctx, query.list_id);
+  if (query.list_id !== undefined && !(await findList(ctx.db, query.list_id))) {
+    if (unknown === 'not-found') throw new NotFoundError(LIST_NOT_FOUND);
+    throw ValidationError.field(`${prefix}list_id`, `There is no list with id ${query.list_id}.`);
+  }
+  if (query.attribute_id !== undefined && query.attribute_value) {
+    if (!(await findDefinition(ctx.db, query.attribute_id))) {
+      if (unknown === 'not-found') throw new NotFoundError(DEFINITION_NOT_FOUND);
+      throw ValidationError.field(`${prefix}attribute_id`, `There is no attribute with id ${query.attribute_id}.`);
+    }
+    filter.attribute = { definitionId: query.attribute_id, value: query.attribute_value, match: query.attribute_match ?? 'contains' };
+  }
+  return filter;
+}
+
+export async function listSubscribers(ctx: AppContext, query: SubscriberListQuery) {
+  const { afterId, limit } = cursorOf(query);
+  const filter = await filterOf(ctx, query);
   const page = await subscriberPage(ctx.db, filter, afterId, limit);
   return toPage(page.items, page.total, limit, (s) => s.id);
 }
@@ -71,7 +99,7 @@ async function loginOf(ctx: AppContext, adminId: number): Promise<string> {
 
 /**
  * Creates a subscriber: confirmed unless `request_confirmation` is true, in which case it starts unconfirmed
- * and is sent the double opt-in link.
+ * and is sent the double opt-in link (queued with the subscriber; it leaves after the answer).
  */
 export async function createSubscriber(ctx: AppContext, body: CreateSubscriberBody, adminId: number, origin: HistoryOrigin): Promise<Subscriber> {
   const email = body.email.trim();
@@ -89,13 +117,16 @@ export async function createSubscriber(ctx: AppContext, body: CreateSubscriberBo
       });
       const detail = `Created by ${login}${requestConfirmation ? '; confirmation requested' : ''}`;
       await history.insertHistory(tx, inserted.id, origin, 'Subscriber created', detail);
+      // The double opt-in link leaves after the answer, through the mail queue, written with the subscriber (by
+      // reference: rendered when it is sent, as an import's are).
+      if (requestConfirmation) await queueConfirmationRequests(ctx, tx, [inserted.id]);
       return inserted;
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw new ConflictError(EMAIL_TAKEN);
     throw err;
   }
-  if (requestConfirmation) await sendConfirmationRequest(ctx, row);
+  if (requestConfirmation) mailQueued(ctx);
   return repo.toSubscriber(row);
 }
 

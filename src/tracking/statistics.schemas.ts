@@ -27,11 +27,13 @@ export const DomainConfirmationQuery = Type.Object({ limit: limit(50) });
 export const LocalPartsQuery = Type.Object({ limit: limit(25) });
 
 const Count = Type.Integer({ minimum: 0 });
+const CampaignName = Nullable(Type.String({ description: 'Ours: the campaign’s name (null for campaigns made before names existed)' }));
 const Percent = Type.Number({ description: 'Percent, one decimal' });
 
 export const CampaignStatistics = Type.Object({
   campaign_id: Type.Integer(),
   subject: Type.String(),
+  name: CampaignName,
   sent: Type.Integer({ description: 'Delivery records sent' }),
   bounces: Count,
   forwards: Count,
@@ -47,6 +49,7 @@ export const CampaignStatistics = Type.Object({
 export const ViewOpens = Type.Object({
   campaign_id: Type.Integer(),
   subject: Type.String(),
+  name: CampaignName,
   sent: Count,
   unique_views: Count,
   rate: Type.Number({ description: 'unique_views ÷ sent, percent, one decimal' }),
@@ -70,7 +73,16 @@ export const TopLocalParts = Type.Object({
   total: Type.Integer({ description: 'Local parts in this answer' }),
 });
 
-const Metric = Type.Object({ value: Type.Number(), change_vs_last_month: Type.Number() });
+const Metric = Type.Object({
+  value: Type.Number(),
+  change_vs_last_month: Type.Number({ description: '0 when there is nothing to compare with (see `last_month`)' }),
+  last_month: Nullable(
+    Type.Number({
+      description:
+        'Ours (additive): the figure 30 days earlier, which the change compares with; null when there is none (no campaign mails in the 30 days before, or not kept), so a client can tell "no change" from "nothing to compare with"',
+    }),
+  ),
+});
 export const Dashboard = Type.Object({
   summary_statistics: Type.Object({
     total_subscribers: Metric,

@@ -24,6 +24,7 @@ export async function campaignStatistics(ctx: AppContext, query: AnalyticsPageQu
   const items: Static<typeof CampaignStatistics>[] = rows.map((r) => ({
     campaign_id: r.id,
     subject: r.subject,
+    name: r.name,
     sent: r.sent,
     bounces: r.bounces,
     forwards: r.forwards,
@@ -44,6 +45,7 @@ export async function viewOpens(ctx: AppContext, query: AnalyticsPageQuery) {
   const items: Static<typeof ViewOpens>[] = rows.map((r) => ({
     campaign_id: r.id,
     subject: r.subject,
+    name: r.name,
     sent: r.sent,
     unique_views: r.uniqueOpens,
     rate: percent(r.uniqueOpens, r.sent),
@@ -98,18 +100,19 @@ export async function dashboard(ctx: AppContext): Promise<Dashboard> {
   const bounceRate = percent(f.bouncedNow, f.sentNow);
   const pointsChange = (now: number, then: number) => Math.round((now - then) * 10) / 10;
   const rateText = (part: number, whole: number) => `${(whole > 0 ? (part / whole) * 100 : 0).toFixed(2)}%`;
+  // The rates of the 30 days before exist only when campaign mails were sent then.
+  const openedThen = f.sentBefore > 0 ? percent(f.openedBefore, f.sentBefore) : null;
+  const bouncedThen = f.sentBefore > 0 ? percent(f.bouncedBefore, f.sentBefore) : null;
   return {
     summary_statistics: {
-      total_subscribers: { value: f.subscribers, change_vs_last_month: percent(f.subscribers - before, before) },
-      active_campaigns: { value: f.activeCampaigns, change_vs_last_month: 0 },
-      open_rate: { value: openRate, change_vs_last_month: pointsChange(openRate, percent(f.openedBefore, f.sentBefore)) },
-      bounce_rate: {
-        value: bounceRate,
-        change_vs_last_month: pointsChange(bounceRate, percent(f.bouncedBefore, f.sentBefore)),
-      },
+      total_subscribers: { value: f.subscribers, change_vs_last_month: percent(f.subscribers - before, before), last_month: before },
+      active_campaigns: { value: f.activeCampaigns, change_vs_last_month: 0, last_month: null },
+      open_rate: { value: openRate, change_vs_last_month: pointsChange(openRate, openedThen ?? 0), last_month: openedThen },
+      bounce_rate: { value: bounceRate, change_vs_last_month: pointsChange(bounceRate, bouncedThen ?? 0), last_month: bouncedThen },
     },
     recent_campaigns: recent.map((c) => ({
-      name: c.subject,
+      // phpList's field names the campaign; one made before names existed is called by its subject.
+      name: c.name ?? c.subject,
       status: c.status,
       date: c.daySent,
       open_rate: rateText(c.uniqueOpens, c.sent),

@@ -49,9 +49,11 @@ describe('POST /api/v2/campaigns', () => {
       template: null,
       message_content: {
         subject: 'November news',
+        name: 'November news',
         text: '<p>Hello [FIRST NAME%%friend]</p>',
         text_message: '',
         footer: 'Unsubscribe: [UNSUBSCRIBEURL]',
+        editor: null,
       },
       message_format: { html_formated: true, send_format: 'html', as_text: 0, as_html: 0, as_text_and_html: 0, as_pdf: 0, as_text_and_pdf: 0 },
       message_metadata: {
@@ -258,7 +260,8 @@ describe('GET and PUT /api/v2/campaigns/{id}', () => {
     assert.deepEqual(updated, {
       ...c,
       template: null,
-      message_content: { subject: 'Changed', text: 'Plain words', text_message: '', footer: '' },
+      // No name in the update (as a phpList client sends it): the name given at creation stays.
+      message_content: { subject: 'Changed', name: 'November news', text: 'Plain words', text_message: '', footer: '', editor: null },
       message_format: { ...c.message_format, html_formated: false, send_format: 'text' },
       message_options: { from_field: 'plain@example.com', to_field: '', reply_to: '', user_selection: null },
       updated_at: atom(updated.updated_at),
@@ -324,5 +327,73 @@ describe('DELETE and copy', () => {
     const missing = await t.inject({ method: 'POST', url: '/api/v2/campaigns/999999/copy', headers });
     assert.equal(missing.statusCode, 404);
     assert.deepEqual(missing.json(), NOT_FOUND);
+  });
+});
+
+describe("content.editor (the console editor's document, a Mailroom extension)", () => {
+  const doc = JSON.stringify({ root: { type: 'EmailLayout', data: { childrenIds: [] } } });
+  const content = (editor: unknown, text = '<p>Hi</p><p>[UNSUBSCRIBE]</p>') => ({ content: { subject: 'Editor', text, editor } });
+
+  test('kept beside the body and answered; a phpList PUT without it keeps it, marked outdated once the body changes', async () => {
+    const c = await create(content({ format: 'visual', source: doc }));
+    assert.deepEqual(c.message_content.editor, { format: 'visual', source: doc, outdated: false });
+    const got = await t.inject({ method: 'GET', url: `/api/v2/campaigns/${c.id}`, headers });
+    assert.deepEqual(got.json().message_content.editor, { format: 'visual', source: doc, outdated: false });
+
+    // A phpList client saves the same body again (it ignores editor): nothing to note.
+    const same = await t.inject({ method: 'PUT', url: `/api/v2/campaigns/${c.id}`, headers, payload: body(content(undefined)) });
+    assert.equal(same.statusCode, 200, same.body);
+    assert.deepEqual(same.json().message_content.editor, { format: 'visual', source: doc, outdated: false });
+    // It changes the body: the document no longer produced it.
+    const changed = await t.inject({
+      method: 'PUT',
+      url: `/api/v2/campaigns/${c.id}`,
+      headers,
+      payload: body(content(undefined, '<p>Edited elsewhere [UNSUBSCRIBE]</p>')),
+    });
+    assert.equal(changed.statusCode, 200, changed.body);
+    assert.equal(changed.json().message_content.text, '<p>Edited elsewhere [UNSUBSCRIBE]</p>');
+    assert.deepEqual(changed.json().message_content.editor, { format: 'visual', source: doc, outdated: true });
+    // The console saves it as HTML now; null drops the document.
+    const html = await t.inject({ method: 'PUT', url: `/api/v2/campaigns/${c.id}`, headers, payload: body(content({ format: 'html' })) });
+    assert.deepEqual(html.json().message_content.editor, { format: 'html', source: null, outdated: false });
+    const dropped = await t.inject({ method: 'PUT', url: `/api/v2/campaigns/${c.id}`, headers, payload: body(content(null)) });
+    assert.equal(dropped.json().message_content.editor, null);
+  });
+
+  test('Markdown and text formats; a copy keeps the document', async () => {
+    const md = await create(content({ format: 'markdown', source: '# Hi\n\n[UNSUBSCRIBE]' }));
+    assert.deepEqual(md.message_content.editor, { format: 'markdown', source: '# Hi\n\n[UNSUBSCRIBE]', outdated: false });
+    const copy = await t.inject({ method: 'POST', url: `/api/v2/campaigns/${md.id}/copy`, headers });
+    assert.deepEqual(copy.json().message_content.editor, md.message_content.editor);
+    const text = await create({ ...content({ format: 'text' }, 'Hi\n[UNSUBSCRIBEURL]'), format: { send_format: 'text' } });
+    assert.deepEqual(text.message_content.editor, { format: 'text', source: null, outdated: false });
+  });
+
+  test('bad editor documents: 422 on content.editor saying what is wrong, nothing written', async () => {
+    const cases: [unknown, Record<string, unknown>, string][] = [
+      [{ format: 'visual' }, {}, 'The visual format needs its source.'],
+      [{ format: 'markdown', source: '  ' }, {}, 'The markdown format needs its source.'],
+      [{ format: 'visual', source: '{"root":' }, {}, 'The visual source is not valid JSON.'],
+      [{ format: 'visual', source: '[1]' }, {}, 'The visual source is not a block document (an object with a "root" block).'],
+      [{ format: 'html', source: '<p>x</p>' }, {}, 'The html format has no source of its own: its document is content.text.'],
+      [{ format: 'text' }, {}, 'The text format needs format.send_format "text".'],
+      [{ format: 'richtext' }, { format: { send_format: 'text' } }, 'A text-only campaign (send_format "text") is written in the text format.'],
+    ];
+    const before = await t.db.select().from(campaigns);
+    for (const [editor, more, message] of cases) {
+      const res = await t.inject({ method: 'POST', url: '/api/v2/campaigns', headers, payload: body({ ...content(editor), ...more }) });
+      assert.equal(res.statusCode, 422, `${JSON.stringify(editor)} → ${res.body}`);
+      assert.deepEqual(res.json().errors['content.editor'], [message]);
+    }
+    for (const editor of [{ format: 'word' }, { source: 'x' }, 'visual']) {
+      const res = await t.inject({ method: 'POST', url: '/api/v2/campaigns', headers, payload: body(content(editor)) });
+      assert.equal(res.statusCode, 422, `${JSON.stringify(editor)} → ${res.body}`);
+      assert.ok(
+        Object.keys(res.json().errors).some((k) => k.startsWith('content.editor')),
+        res.body,
+      );
+    }
+    assert.equal((await t.db.select().from(campaigns)).length, before.length);
   });
 });

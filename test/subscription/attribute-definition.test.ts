@@ -45,6 +45,7 @@ describe('POST /api/v2/attributes', () => {
       required: true,
       subscriber_editable: false,
       options: [],
+      placeholder: `[${name.toUpperCase()}]`,
     });
   });
 
@@ -69,7 +70,26 @@ describe('POST /api/v2/attributes', () => {
         { id: ids[1], name: 'Red', list_order: 2 },
         { id: ids[2], name: 'Blue', list_order: 3 },
       ],
+      placeholder: `[${name.toUpperCase()}]`,
     });
+  });
+
+  test('placeholder (Mailroom addition): how a campaign writes the value, following a rename; null when no placeholder can name it', async () => {
+    const body = await create({ name: `  first\u00a0 name ${++seq}`, type: 'textline' });
+    assert.equal(body.placeholder, `[FIRST NAME ${seq}]`);
+    const renamed = await t.inject({
+      method: 'PUT',
+      url: `/api/v2/attributes/${body.id}`,
+      headers,
+      payload: { name: `Straße ${seq}`, type: 'textline' },
+    });
+    assert.equal(renamed.statusCode, 200, renamed.body);
+    assert.equal(renamed.json().placeholder, `[STRASSE ${seq}]`);
+    const read = await t.inject({ method: 'GET', url: `/api/v2/attributes/${body.id}`, headers });
+    assert.equal(read.json().placeholder, `[STRASSE ${seq}]`);
+    for (const name of [`Web site: ${++seq}`, `a/b ${seq}`, `50% ${seq}`, `x${'y'.repeat(80)} ${seq}`]) {
+      assert.equal((await create({ name, type: 'textline' })).placeholder, null, name);
+    }
   });
 
   test('subscriber_editable (Mailroom addition): set on create, changed on update, false when not given', async () => {
@@ -180,7 +200,7 @@ describe('PUT /api/v2/attributes/{id}', () => {
     const name = uniqueName('Renamed');
     const res = await t.inject({ method: 'PUT', url: `/api/v2/attributes/${def.id}`, headers, payload: { name, type: 'textarea' } });
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json(), { ...def, name, type: 'textarea' });
+    assert.deepEqual(res.json(), { ...def, name, type: 'textarea', placeholder: `[${name.toUpperCase()}]` });
   });
 
   test('type changes across families are 422; within a family allowed', async () => {

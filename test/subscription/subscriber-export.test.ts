@@ -167,7 +167,18 @@ describe('POST /api/v2/subscribers/export', () => {
       headers: { ...headers, ...body.headers },
       payload: body.payload,
     });
-    assert.deepEqual(res.json(), { imported: 0, updated: 1, skipped: 0, errors: [], ignored_columns: [], unconfirmed: 1 });
+    const report = res.json().report as { id: string };
+    assert.deepEqual(res.json(), {
+      imported: 0,
+      updated: 1,
+      skipped: 0,
+      errors: [],
+      ignored_columns: [],
+      unconfirmed: 1,
+      duplicates_in_file: 0,
+      existing_subscribers: 1,
+      report: { id: report.id, rows: 1, url: `/api/v2/import-reports/${report.id}` },
+    });
     const [row] = await t.db.select().from(subscribers).where(eq(subscribers.id, a.id));
     assert.equal(row!.extraData, '+SUM(1,2)');
   });

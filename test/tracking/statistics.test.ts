@@ -106,6 +106,7 @@ describe('GET /api/v2/analytics/campaigns', () => {
   const zero = (c: typeof c1) => ({
     campaign_id: c.id,
     subject: c.subject,
+    name: null,
     sent: 0,
     bounces: 0,
     forwards: 0,
@@ -118,7 +119,7 @@ describe('GET /api/v2/analytics/campaigns', () => {
     human_clicks: 0,
   });
 
-  test('every campaign by id with its counters; human figures apart from the totals', async () => {
+  test('every sent or sending campaign by id with its counters; human figures apart from the totals', async () => {
     const res = await get('/api/v2/analytics/campaigns');
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json(), {
@@ -127,6 +128,7 @@ describe('GET /api/v2/analytics/campaigns', () => {
         {
           campaign_id: c1.id,
           subject: 'Spring news',
+          name: null,
           sent: 4,
           bounces: 1,
           forwards: 2,
@@ -138,45 +140,53 @@ describe('GET /api/v2/analytics/campaigns', () => {
           unique_human_views: 2,
           human_clicks: 1,
         },
-        zero(c2),
         { ...zero(c3), sent: 2, unique_views: 1, date_sent: dateTime(c3.sentAt), total_views: 1, unique_human_views: 1 },
-        zero(c4),
       ],
-      pagination: { total: 4, limit: 20, has_more: false, next_cursor: c4.id },
+      pagination: { total: 2, limit: 20, has_more: false, next_cursor: c3.id },
     });
   });
 
-  test('cursor pages: next_cursor is the last id, total counts all campaigns (reference §6.20 Recommended)', async () => {
-    const first = (await get('/api/v2/analytics/campaigns?limit=2')).json();
+  test('drafts and campaigns still waiting to start are left out, of the items and of the total (issue 25)', async () => {
+    const ids = (body: { items: { campaign_id: number }[] }) => body.items.map((i) => i.campaign_id);
+    // The draft (c2) and the queued campaign (c4) are there to be left out.
+    assert.deepEqual([c2.status, c4.status], ['draft', 'submitted']);
+    for (const url of ['/api/v2/analytics/campaigns', '/api/v2/analytics/view-opens']) {
+      const body = (await get(url)).json();
+      assert.deepEqual([ids(body), body.pagination.total], [[c1.id, c3.id], 2], url);
+      // Also past a draft's id: the page after c1 starts at c3.
+      assert.deepEqual(ids((await get(`${url}?after_id=${c1.id}`)).json()), [c3.id], url);
+    }
+  });
+
+  test('cursor pages: next_cursor is the last id, total counts all listed campaigns (reference §6.20 Recommended)', async () => {
+    const first = (await get('/api/v2/analytics/campaigns?limit=1')).json();
     assert.deepEqual(
       first.items.map((i: { campaign_id: number }) => i.campaign_id),
-      [c1.id, c2.id],
+      [c1.id],
     );
-    assert.deepEqual(first.pagination, { total: 4, limit: 2, has_more: true, next_cursor: c2.id });
-    const second = (await get(`/api/v2/analytics/campaigns?limit=2&after_id=${first.pagination.next_cursor}`)).json();
+    assert.deepEqual(first.pagination, { total: 2, limit: 1, has_more: true, next_cursor: c1.id });
+    const second = (await get(`/api/v2/analytics/campaigns?limit=1&after_id=${first.pagination.next_cursor}`)).json();
     assert.deepEqual(
       second.items.map((i: { campaign_id: number }) => i.campaign_id),
-      [c3.id, c4.id],
+      [c3.id],
     );
-    const last = (await get(`/api/v2/analytics/campaigns?after_id=${c4.id}`)).json();
-    assert.deepEqual(last, { items: [], pagination: { total: 4, limit: 20, has_more: false, next_cursor: null } });
+    const last = (await get(`/api/v2/analytics/campaigns?after_id=${c3.id}`)).json();
+    assert.deepEqual(last, { items: [], pagination: { total: 2, limit: 20, has_more: false, next_cursor: null } });
     const lenient = await get('/api/v2/analytics/campaigns?limit=invalid&after_id=nonsense');
     assert.equal(lenient.statusCode, 200);
-    assert.deepEqual(lenient.json().pagination, { total: 4, limit: 1, has_more: true, next_cursor: c1.id });
+    assert.deepEqual(lenient.json().pagination, { total: 2, limit: 1, has_more: true, next_cursor: c1.id });
   });
 });
 
 describe('GET /api/v2/analytics/view-opens', () => {
-  test('unique views and rates of every campaign, human and total', async () => {
+  test('unique views and rates of every sent or sending campaign, human and total', async () => {
     const res = await get('/api/v2/analytics/view-opens');
     assert.deepEqual(res.json(), {
       items: [
-        { campaign_id: c1.id, subject: 'Spring news', sent: 4, unique_views: 3, rate: 75, unique_human_views: 2, human_rate: 50 },
-        { campaign_id: c2.id, subject: 'Draft idea', sent: 0, unique_views: 0, rate: 0, unique_human_views: 0, human_rate: 0 },
-        { campaign_id: c3.id, subject: 'Autumn news', sent: 2, unique_views: 1, rate: 50, unique_human_views: 1, human_rate: 50 },
-        { campaign_id: c4.id, subject: 'Queued', sent: 0, unique_views: 0, rate: 0, unique_human_views: 0, human_rate: 0 },
+        { campaign_id: c1.id, subject: 'Spring news', name: null, sent: 4, unique_views: 3, rate: 75, unique_human_views: 2, human_rate: 50 },
+        { campaign_id: c3.id, subject: 'Autumn news', name: null, sent: 2, unique_views: 1, rate: 50, unique_human_views: 1, human_rate: 50 },
       ],
-      pagination: { total: 4, limit: 20, has_more: false, next_cursor: c4.id },
+      pagination: { total: 2, limit: 20, has_more: false, next_cursor: c3.id },
     });
   });
 });
@@ -240,11 +250,11 @@ describe('GET /api/v2/analytics/dashboard', () => {
     assert.deepEqual((await get('/api/v2/analytics/dashboard')).json(), {
       summary_statistics: {
         // 8 now, 4 of them older than 30 days.
-        total_subscribers: { value: 8, change_vs_last_month: 100 },
-        active_campaigns: { value: 1, change_vs_last_month: 0 },
+        total_subscribers: { value: 8, change_vs_last_month: 100, last_month: 4 },
+        active_campaigns: { value: 1, change_vs_last_month: 0, last_month: null },
         // Spring news (last 30 days) 3 of 4 against Autumn news (the 30 days before) 1 of 2, in points.
-        open_rate: { value: 75, change_vs_last_month: 25 },
-        bounce_rate: { value: 25, change_vs_last_month: 25 },
+        open_rate: { value: 75, change_vs_last_month: 25, last_month: 50 },
+        bounce_rate: { value: 25, change_vs_last_month: 25, last_month: 0 },
       },
       recent_campaigns: [
         {
