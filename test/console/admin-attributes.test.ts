@@ -62,7 +62,7 @@ describe('console: administrator attributes', { skip }, () => {
     await dialog.getByLabel('Required').check();
     await dialog.getByRole('button', { name: 'Save' }).click();
     await page.getByText('“Team” saved.').waitFor();
-    await page.getByRole('row', { name: /Team/ }).filter({ hasText: 'Sales (required)' }).waitFor();
+    await page.getByRole('row', { name: /Team/ }).filter({ hasText: 'Required' }).filter({ hasText: 'Sales' }).waitFor();
     const team = (await definitions()).find((d) => d.name === 'Team')!;
     assert.deepEqual([team.type, team.default_value, team.required], ['hidden', 'Sales', true]);
 
@@ -75,7 +75,12 @@ describe('console: administrator attributes', { skip }, () => {
 
     await page.getByRole('button', { name: 'Move Badge up' }).click();
     await page.locator('tbody tr').nth(1).getByText('Badge').waitFor();
-    assert.deepEqual(await page.locator('tbody tr td:nth-child(2)').allTextContents(), ['Phone', 'Badge', 'Team']);
+    // The name is the cell's first text; a Required badge follows it.
+    assert.deepEqual(await page.locator('tbody tr td:nth-child(2)').evaluateAll((tds) => tds.map((td) => td.firstChild?.textContent)), [
+      'Phone',
+      'Badge',
+      'Team',
+    ]);
     assert.deepEqual(
       (await definitions()).map((d) => [d.name, d.list_order]),
       [

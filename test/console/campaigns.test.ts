@@ -3,11 +3,10 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { attributeDefinitions, campaignCounters, campaigns, listCampaigns, subscriberAttributeValues } from '../../src/db/schema/index.js';
 import { createCampaign, createList, createSubscriber } from '../factories.js';
-import { browserSkip, openSignedIn, SCREENSHOTS, screenshots, startConsole, type ConsoleHarness } from './browser.js';
+import { assertAccessible, browserSkip, framesLoaded, openSignedIn, SCREENSHOTS, screenshots, startConsole, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -59,7 +58,8 @@ describe('console: campaigns', { skip }, () => {
     await page.getByRole('button', { name: 'Save draft' }).click();
     await page.waitForURL(/\/admin\/campaigns\/\d+$/);
     const id = Number(new URL(page.url()).pathname.split('/').pop());
-    await page.getByRole('heading', { name: 'Hello [FIRST NAME]' }).waitFor();
+    // Titles show placeholders as readable tokens (issue 26), not raw codes.
+    await page.getByRole('heading', { name: 'Hello ‹First name›' }).waitFor();
 
     const [row] = await h.app.db.select().from(campaigns).where(eq(campaigns.id, id));
     assert.equal(row!.subject, 'Hello [FIRST NAME]');
@@ -117,15 +117,10 @@ describe('console: campaigns', { skip }, () => {
       /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'">/,
     );
     await page.frameLocator('[data-testid=preview] iframe').getByRole('img', { name: 'Probe' }).waitFor({ state: 'attached' });
-    await page.waitForLoadState('networkidle');
+    assert.ok((await framesLoaded(page, 'iframe[srcdoc*="preview-probe"]')) >= 1);
     assert.deepEqual(probes, [], 'the preview requested an image from the service');
-    // The sandboxed frame runs no script, so axe-core cannot run inside it (and would wait for it): its HTML is the
-    // campaign's own, checked by the author, not the console's.
-    const axe = await new AxeBuilder({ page }).exclude('[data-testid=preview] iframe').analyze();
-    assert.deepEqual(
-      axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`),
-      [],
-    );
+    // The sandboxed frames (the live preview beside the body, the preview panel) are left to their authors.
+    await assertAccessible(page, 'the editor with its previews');
 
     // Test send to two addresses: each with its result; the sink receives Alice's.
     const before = h.app.smtp.messages.length;
@@ -174,7 +169,7 @@ describe('console: campaigns', { skip }, () => {
       { subject: 'Hello again [FIRST NAME]', replyTo: 'replies@example.com', toField: 'Our readers', repeatInterval: 10080 },
     );
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
-    await page.getByTestId('campaigns').getByRole('link', { name: 'Hello again [FIRST NAME]' }).waitFor();
+    await page.getByTestId('campaigns').getByRole('link', { name: 'Hello again ‹First name›' }).waitFor();
     await page.context().close();
   });
 

@@ -129,7 +129,10 @@ describe('console: segments', { skip }, () => {
     await page.waitForRequest('**/api/v2/segments/count');
     await page.getByLabel('France').check();
     await page.getByTestId('segment-count').filter({ hasText: '12 subscribers match' }).waitFor();
-    assert.deepEqual(failed, ['net::ERR_ABORTED'], 'the first count was aborted by the browser');
+    // Each count a newer edit made stale is aborted: the one for Germany, and on a slow machine also the one the
+    // added (still empty) condition asked for, when it had not come back before Germany was ticked.
+    assert.ok(failed.length >= 1, 'the count the next edit made stale was aborted by the browser');
+    assert.deepEqual([...new Set(failed)], ['net::ERR_ABORTED']);
   });
 
   test('screenshots and accessibility: segments', async () => {

@@ -5,6 +5,19 @@ import { browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarne
 
 const skip = browserSkip();
 
+/** The type menu's entries, in order: every subscriber attribute type in plain words. */
+const TYPE_LABELS = [
+  'Text (one line)',
+  'Text (several lines)',
+  'Checkbox (yes or no)',
+  'Drop-down list (one choice)',
+  'Radio buttons (one choice)',
+  'Checkboxes (any number of choices)',
+  'Date',
+  'Hidden (not shown on forms)',
+  'Card number',
+];
+
 describe('console: attributes and administrators', { skip }, () => {
   let h: ConsoleHarness;
   let session: { key: string; id: number };
@@ -23,6 +36,8 @@ describe('console: attributes and administrators', { skip }, () => {
 
     await page.getByRole('button', { name: 'New attribute' }).click();
     let dialog = page.getByRole('dialog');
+    assert.deepEqual(await dialog.getByLabel('Type').locator('option').allTextContents(), TYPE_LABELS);
+    assert.equal(await dialog.getByLabel('Type').inputValue(), 'textline');
     await dialog.getByLabel('Name').fill('Nickname');
     await dialog.getByRole('button', { name: 'Save' }).click();
     await page.getByText('“Nickname” saved.').waitFor();
@@ -37,6 +52,16 @@ describe('console: attributes and administrators', { skip }, () => {
     }
     await dialog.getByRole('button', { name: 'Save' }).click();
     await page.getByText('“Colour” saved.').waitFor();
+    // The table speaks plainly too, and shows each attribute's placeholder exactly as the definition answers it.
+    await page.getByRole('row', { name: /Colour/ }).waitFor();
+    assert.deepEqual(await page.locator('thead th').allTextContents(), ['Order', 'Name', 'Type', 'Placeholder', 'Options', 'Default', 'Actions']);
+    assert.deepEqual(
+      await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].slice(1, 4).map((td) => td.textContent))),
+      [
+        ['Nickname', 'Text (one line)', '[NICKNAME]'],
+        ['Colour', 'Drop-down list (one choice)', '[COLOUR]'],
+      ],
+    );
 
     const list = await h.app.inject({ method: 'GET', url: '/api/v2/attributes', headers });
     const colour = (list.json() as { items: { id: number; name: string; type: string; options: { id: number; name: string }[] }[] }).items.find(
@@ -66,12 +91,39 @@ describe('console: attributes and administrators', { skip }, () => {
     assert.ok(options.some((o) => o.name === 'Red'));
 
     await page.getByRole('button', { name: 'Move Colour up' }).click();
-    await page.locator('tbody tr').first().getByText('Colour').waitFor();
+    await page.locator('tbody tr').first().getByText('Colour', { exact: true }).waitFor();
     assert.deepEqual(await page.locator('tbody tr td:nth-child(2)').allTextContents(), ['Colour', 'Nickname']);
 
     await page.getByRole('button', { name: 'Delete Nickname' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete attribute' }).click();
     await page.getByRole('row', { name: /Nickname/ }).waitFor({ state: 'detached' });
+  });
+
+  test("the options editor keeps each option's Remove on its row, on a phone and on a desktop", async () => {
+    const long = 'A rather long option name that fills its box and then some more';
+    const created = await h.app.inject({
+      method: 'POST',
+      url: '/api/v2/attributes',
+      headers,
+      payload: { name: 'Size', type: 'radio', options: [{ name: 'Small' }, { name: 'Medium' }, { name: 'Large' }, { name: long }] },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    for (const phone of [true, false]) {
+      const page = await openSignedIn(h, session, '/admin/attributes', { phone });
+      await page.getByRole('button', { name: 'Edit Size' }).click();
+      const dialog = page.getByRole('dialog');
+      const box = (await dialog.boundingBox())!;
+      for (const [i, name] of ['Small', 'Medium', 'Large', long].entries()) {
+        const input = (await dialog.getByRole('textbox', { name: `Option ${i + 1}`, exact: true }).boundingBox())!;
+        const remove = (await dialog.getByRole('button', { name: `Remove ${name}` }).boundingBox())!;
+        const where = `${phone ? 'phone' : 'desktop'}, option ${i + 1}`;
+        assert.ok(Math.abs(remove.y + remove.height / 2 - (input.y + input.height / 2)) < 4, `Remove centred on its input's line (${where})`);
+        assert.ok(remove.x >= input.x + input.width, `Remove after its input (${where})`);
+        assert.ok(remove.x + remove.width <= box.x + box.width, `Remove inside the dialog (${where})`);
+        assert.ok(input.width >= 100, `the input keeps a usable width (${where}): ${input.width}`);
+      }
+      await page.context().close();
+    }
   });
 
   test('administrators: create with privileges, change privileges, new password, delete', async () => {
@@ -116,11 +168,15 @@ describe('console: attributes and administrators', { skip }, () => {
     const page = await openSignedIn(h, { key: s.key, id: s.sessionId }, '/admin/administrators');
     await page.getByRole('alert').filter({ hasText: 'You are not allowed to open this page (only super users may).' }).waitFor();
     const menu = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-    assert.deepEqual(menu, ['Lists', 'Subscribers', 'Segments', 'Import', 'Blacklist', 'Your account']);
+    assert.deepEqual(menu, ['Lists', 'Subscribers', 'Sign-up forms', 'Segments', 'Import', 'Blacklist', 'Your account']);
   });
 
   test('screenshots and accessibility: attributes and administrators', async () => {
     await screenshots(h, session, 'attributes', '/admin/attributes', (page) => page.getByRole('row', { name: /Colour/ }).waitFor());
+    await screenshots(h, session, 'attribute-options', '/admin/attributes', async (page) => {
+      await page.getByRole('button', { name: 'Edit Size' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Remove Small' }).waitFor();
+    });
     await screenshots(h, session, 'administrators', '/admin/administrators', (page) => page.getByRole('row', { name: /root-admin/ }).waitFor());
   });
 });

@@ -37,9 +37,11 @@ describe('console shell', { skip }, () => {
       'Dashboard',
       'Campaigns',
       'Templates',
+      'Media',
       'Analytics',
       'Lists',
       'Subscribers',
+      'Sign-up forms',
       'Segments',
       'Import',
       'Blacklist',
@@ -48,6 +50,7 @@ describe('console shell', { skip }, () => {
       'Admin attributes',
       'Webhooks',
       'Administrators',
+      'Settings',
       'Your account',
     ]);
 

@@ -11,6 +11,8 @@ const Lists = lazy(() => import('./views/Lists'));
 const ListPage = lazy(() => import('./views/ListPage'));
 const Subscribers = lazy(() => import('./views/Subscribers'));
 const SubscriberPage = lazy(() => import('./views/SubscriberPage'));
+const SignupForms = lazy(() => import('./views/SignupForms'));
+const SignupFormPage = lazy(() => import('./views/signup-forms/SignupFormPage'));
 const Blacklist = lazy(() => import('./views/Blacklist'));
 const Import = lazy(() => import('./views/Import'));
 const Attributes = lazy(() => import('./views/Attributes'));
@@ -19,10 +21,12 @@ const Account = lazy(() => import('./views/Account'));
 const Segments = lazy(() => import('./views/Segments'));
 const SegmentEditor = lazy(() => import('./views/SegmentEditor'));
 const Templates = lazy(() => import('./views/Templates'));
+const Media = lazy(() => import('./views/Media'));
 const TemplatePage = lazy(() => import('./views/TemplatePage'));
 const Bounces = lazy(() => import('./views/Bounces'));
 const BounceRules = lazy(() => import('./views/BounceRules'));
 const Webhooks = lazy(() => import('./views/Webhooks'));
+const SettingsView = lazy(() => import('./views/Settings'));
 const CampaignSend = lazy(() => import('./views/CampaignSend'));
 const CampaignDeliveries = lazy(() => import('./views/CampaignDeliveries'));
 const CampaignReport = lazy(() => import('./views/CampaignReport'));
@@ -43,6 +47,8 @@ const ROUTES: Route[] = [
   { pattern: 'lists/:id', need: 'subscribers', render: (p) => <ListPage id={Number(p.id)} /> },
   { pattern: 'subscribers', need: 'subscribers', render: () => <Subscribers /> },
   { pattern: 'subscribers/:id', need: 'subscribers', render: (p) => <SubscriberPage id={Number(p.id)} /> },
+  { pattern: 'signup-forms', need: 'subscribers', render: () => <SignupForms /> },
+  { pattern: 'signup-forms/:id', need: 'subscribers', render: (p) => <SignupFormPage key={p.id} id={Number(p.id)} /> },
   { pattern: 'segments', need: 'subscribers', render: () => <Segments /> },
   { pattern: 'segments/new', need: 'subscribers', render: () => <SegmentEditor id={null} /> },
   { pattern: 'segments/:id', need: 'subscribers', render: (p) => <SegmentEditor id={Number(p.id)} /> },
@@ -56,10 +62,12 @@ const ROUTES: Route[] = [
   { pattern: 'administrators', need: 'super', render: () => <Administrators /> },
   { pattern: 'account', need: null, render: () => <Account /> },
   { pattern: 'templates', need: 'campaigns', render: () => <Templates /> },
+  { pattern: 'media', need: 'campaigns', render: () => <Media /> },
   { pattern: 'templates/:id', need: 'campaigns', render: (p) => <TemplatePage key={p.id} id={p.id === 'new' ? null : Number(p.id)} /> },
   { pattern: 'bounces', need: 'campaigns', render: () => <Bounces /> },
   { pattern: 'bounce-rules', need: 'settings', render: () => <BounceRules /> },
   { pattern: 'webhooks', need: 'settings', render: () => <Webhooks /> },
+  { pattern: 'settings', need: 'super', render: () => <SettingsView /> },
   { pattern: 'campaigns/:id/send', need: 'campaigns', render: (p) => <CampaignSend id={Number(p.id)} /> },
   { pattern: 'campaigns/:id/deliveries', need: 'campaigns', render: (p) => <CampaignDeliveries id={Number(p.id)} /> },
   { pattern: 'campaigns/:id/report', need: 'statistics', render: (p) => <CampaignReport id={Number(p.id)} /> },
@@ -70,9 +78,11 @@ const MENU: { to: string; label: string; need: Privilege | 'super' | null }[] = 
   { to: '', label: 'Dashboard', need: 'statistics' },
   { to: 'campaigns', label: 'Campaigns', need: 'campaigns' },
   { to: 'templates', label: 'Templates', need: 'campaigns' },
+  { to: 'media', label: 'Media', need: 'campaigns' },
   { to: 'analytics', label: 'Analytics', need: 'statistics' },
   { to: 'lists', label: 'Lists', need: 'subscribers' },
   { to: 'subscribers', label: 'Subscribers', need: 'subscribers' },
+  { to: 'signup-forms', label: 'Sign-up forms', need: 'subscribers' },
   { to: 'segments', label: 'Segments', need: 'subscribers' },
   { to: 'import', label: 'Import', need: 'subscribers' },
   { to: 'blacklist', label: 'Blacklist', need: 'subscribers' },
@@ -81,6 +91,7 @@ const MENU: { to: string; label: string; need: Privilege | 'super' | null }[] = 
   { to: 'administrator-attributes', label: 'Admin attributes', need: 'settings' },
   { to: 'webhooks', label: 'Webhooks', need: 'settings' },
   { to: 'administrators', label: 'Administrators', need: 'super' },
+  { to: 'settings', label: 'Settings', need: 'super' },
   { to: 'account', label: 'Your account', need: null },
 ];
 

@@ -112,3 +112,22 @@ export async function fetchBlob(url: string): Promise<Blob> {
   }
   return response.blob();
 }
+
+/** Authenticated POST of a JSON body answered by a non-JSON resource (the CSV of a selection), as a Blob. */
+export async function postBlob(url: string, body: unknown): Promise<Blob> {
+  const key = session.key();
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key ? { 'php-auth-pw': key } : {}) },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) {
+    const answer = (await response.json().catch(() => ({}))) as { message?: string; errors?: Record<string, string[]> };
+    const field = Object.entries(answer.errors ?? {})[0];
+    throw new ApiError(
+      response.status,
+      field ? `${field[0]}: ${field[1].join(' ')}` : (answer.message ?? `The service answered ${response.status}.`),
+    );
+  }
+  return response.blob();
+}

@@ -11,6 +11,10 @@ export type List = Answer<'/api/v2/lists/{listId}', 'get'>;
 export type Subscriber = Answer<'/api/v2/subscribers/{subscriberId}', 'get'>;
 export type SubscriberPage = Answer<'/api/v2/subscribers', 'get'>;
 export type Member = SubscriberPage['items'][number];
+export type BulkJob = Answer<'/api/v2/bulk-jobs/{jobId}', 'get'>;
+export type BulkRequest = NonNullable<paths['/api/v2/subscribers/bulk']['post']['requestBody']>['content']['application/json'];
+/** The list view's filter, which bulk actions over "every match" take as it is. */
+export type SubscriberFilter = NonNullable<BulkRequest['filter']>;
 export type Administrator = Answer<'/api/v2/sessions/me', 'get'>;
 export type Privilege = keyof Administrator['privileges'];
 export type Dashboard = Answer<'/api/v2/analytics/dashboard', 'get'>;
@@ -30,3 +34,5 @@ export type CampaignPreview = Answer<'/api/v2/campaigns/{messageId}/preview', 'p
 export type CampaignCheck = Answer<'/api/v2/campaigns/{messageId}/checks', 'get'>['warnings'][number];
 export type Placeholder = Answer<'/api/v2/campaign-placeholders', 'get'>['items'][number];
 export type Attachment = Answer<'/api/v2/campaigns/{messageId}/attachments', 'get'>[number];
+export type MediaPage = Answer<'/api/v2/media', 'get'>;
+export type MediaItem = MediaPage['items'][number];

@@ -137,6 +137,11 @@ export default function CodeEditor({
         ],
       }),
     });
+    // The scroller is a scrollable region: axe (scrollable-region-focusable) wants it reachable by keyboard, so that
+    // a read-only editor, whose content takes no focus, can still be scrolled; named after the editor's label.
+    editor.scrollDOM.tabIndex = 0;
+    editor.scrollDOM.setAttribute('role', 'region');
+    editor.scrollDOM.setAttribute('aria-labelledby', labelId);
     view.current = editor;
     return () => {
       editor.destroy();

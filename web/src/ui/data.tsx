@@ -1,6 +1,7 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import type { Loadable } from '../api/useApi';
 import { navigate, useLocation, withQuery } from '../router';
+import { formatDate, formatTime, parseInstant } from './dates';
 import { Empty, ErrorState, Loading, Pager } from './kit';
 
 /*
@@ -31,6 +32,8 @@ export interface Column {
   num?: boolean;
   /** Said to screen readers only (an actions column). */
   hiddenLabel?: boolean;
+  /** Drawn before the label in the heading (a "select all" box). */
+  head?: ReactNode;
 }
 
 /**
@@ -63,6 +66,7 @@ export function DataTable({
           <tr>
             {columns.map((c) => (
               <th key={c.label} scope="col" className={[c.hideNarrow && 'hide-narrow', c.num && 'num'].filter(Boolean).join(' ') || undefined}>
+                {c.head}
                 {c.hiddenLabel ? <span className="visually-hidden">{c.label}</span> : c.label}
               </th>
             ))}
@@ -135,12 +139,11 @@ export function PagedTable<P extends ApiPage>(props: {
  */
 export function DateTime({ value }: { value: string | null | undefined }) {
   if (!value) return <>—</>;
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) return <>{value}</>;
+  const date = parseInstant(value);
+  if (!date) return <>{value}</>;
   return (
     <time className="datetime" dateTime={date.toISOString()} title={date.toISOString()}>
-      <span>{date.toLocaleDateString('en-GB', { dateStyle: 'medium' })}</span>{' '}
-      <span className="time">{date.toLocaleTimeString('en-GB', { timeStyle: 'short' })}</span>
+      <span>{formatDate(date.toISOString())}</span> <span className="time">{formatTime(date)}</span>
     </time>
   );
 }

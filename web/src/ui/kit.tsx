@@ -157,28 +157,36 @@ export function formatRate(part: number, whole: number): string {
   return whole > 0 ? `${((part / whole) * 100).toFixed(1)}%` : '—';
 }
 
-export function formatDate(value: string | null | undefined): string {
-  if (!value) return '—';
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? value : date.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
-}
-
 /** Runs a form action with a busy flag and the API's message on failure. */
-export function useAction(): { busy: boolean; error: string | null; run: (action: () => Promise<void>) => Promise<boolean>; clear: () => void } {
+export function useAction(): {
+  busy: boolean;
+  error: string | null;
+  /** The 422's messages by field, so a form can show each beside its field. */
+  fields: Record<string, string[]>;
+  run: (action: () => Promise<void>) => Promise<boolean>;
+  clear: () => void;
+} {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [fields, setFields] = useState<Record<string, string[]>>({});
   return {
     busy,
     error,
-    clear: () => setError(null),
+    fields,
+    clear: () => {
+      setError(null);
+      setFields({});
+    },
     run: async (action) => {
       setBusy(true);
       setError(null);
+      setFields({});
       try {
         await action();
         return true;
       } catch (err) {
         setError((err as Error).message);
+        setFields((err as Partial<ApiError>).fields ?? {});
         return false;
       } finally {
         setBusy(false);

@@ -3,6 +3,7 @@ import { api, unwrap } from '../api/client';
 import type { AdminAttributeDefinition } from '../api/types';
 import { FormDialog } from '../ui/FormDialog';
 import { useAction } from '../ui/kit';
+import { ADMIN_HELP, FieldError, OptionCheckbox } from './AttributeOptions';
 import { NameAndType, type EditorProps } from './DefinitionFields';
 
 /** The types the API accepts for an administrator attribute (a stored legacy type is shown as it is). */
@@ -42,16 +43,25 @@ export function AdminAttributeEditor(props: EditorProps<AdminAttributeDefinition
       onSubmit={submit}
       submitLabel="Save"
       busy={action.busy}
-      error={action.error}
+      error={action.fields.default_value ? null : action.error}
     >
       <NameAndType name={name} setName={setName} type={type} setType={setType} types={types} />
-      <label>
-        Default value (used when an administrator has none)
-        <input value={defaultValue} onChange={(e) => setDefaultValue(e.target.value)} />
-      </label>
-      <label className="inline">
-        <input type="checkbox" checked={required} onChange={(e) => setRequired(e.target.checked)} /> Required
-      </label>
+      <OptionCheckbox label="Required" help={ADMIN_HELP.required} checked={required} onChange={setRequired} />
+      <div className="option-field">
+        <label>
+          Default value
+          <input
+            value={defaultValue}
+            aria-describedby={action.fields.default_value ? 'admin-default-error admin-default-help' : 'admin-default-help'}
+            aria-invalid={action.fields.default_value ? true : undefined}
+            onChange={(e) => setDefaultValue(e.target.value)}
+          />
+        </label>
+        <FieldError id="admin-default-error" messages={action.fields.default_value} />
+        <span id="admin-default-help" className="muted small">
+          {ADMIN_HELP.default}
+        </span>
+      </div>
     </FormDialog>
   );
 }

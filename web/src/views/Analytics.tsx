@@ -1,7 +1,9 @@
+import { campaignName } from './campaign/name';
 import { lazy, Suspense, type ReactNode } from 'react';
 import { api, unwrap } from '../api/client';
 import { useApi, type Loadable } from '../api/useApi';
 import { Link, useLocation, withQuery } from '../router';
+import { formatDateTime } from '../ui/dates';
 import type { Series } from '../ui/Chart';
 import { ErrorState, Loading, PageHeader, Pager, formatCount as n } from '../ui/kit';
 
@@ -43,7 +45,7 @@ export default function Analytics() {
         empty="No campaigns yet."
         chart={(rows) => ({
           title: 'Open and click rate of each campaign on this page',
-          labels: rows.map((r) => r.subject || `#${r.campaign_id}`),
+          labels: rows.map((r) => campaignName(r.name, r.subject, r.campaign_id)),
           series: [
             { label: 'Open rate %', values: rows.map((r) => r.views?.rate ?? 0), color: '--chart-1', bars: true },
             {
@@ -74,8 +76,8 @@ export default function Analytics() {
                 key: String(r.campaign_id),
                 narrow: `${n(r.unique_clicks)} unique clicks, ${n(r.bounces)} bounces`,
                 cells: [
-                  <Link to={`campaigns/${r.campaign_id}/report`}>{r.subject || `Campaign ${r.campaign_id}`}</Link>,
-                  r.date_sent ?? '—',
+                  <Link to={`campaigns/${r.campaign_id}/report`}>{campaignName(r.name, r.subject, r.campaign_id)}</Link>,
+                  formatDateTime(r.date_sent),
                   n(r.sent),
                   n(r.unique_views),
                   pct(r.views?.rate ?? 0),

@@ -5,6 +5,8 @@ import { useApi } from '../api/useApi';
 import { DataTable, Loaded } from '../ui/data';
 import { ConfirmDialog, Empty, Notice, PageHeader } from '../ui/kit';
 import { AdminAttributeEditor } from './AdminAttributeEditor';
+import { typeLabel } from './attributeTypes';
+import { optionNamedBy } from './AttributeOptions';
 import type { EditorProps, SavedNotice } from './DefinitionFields';
 import { SubscriberAttributeEditor } from './SubscriberAttributeEditor';
 
@@ -24,8 +26,12 @@ interface Kind<D extends Definition> {
   load: () => Promise<D[]>;
   setOrder: (d: D, order: number) => Promise<unknown>;
   remove: (d: D) => Promise<unknown>;
-  /** The wide-screen column after Type. */
-  details: { label: string; render: (d: D) => ReactNode };
+  /** The wide-screen columns after Type. */
+  details: { label: string; render: (d: D) => ReactNode }[];
+  /** Shown under the name at every width: the options that are switched on. */
+  badges: (d: D) => string[];
+  /** The default in words, or null; on a phone it shows under the name, where the Default column is hidden. */
+  defaultText: (d: D) => string | null;
   Editor: ComponentType<EditorProps<D>>;
 }
 
@@ -42,14 +48,21 @@ const SUBSCRIBER: Kind<AttributeDefinition> = {
       }),
     ),
   remove: (d) => unwrap(api.DELETE('/api/v2/attributes/{definitionId}', { params: { path: { definitionId: d.id } } })),
-  details: {
-    label: 'Options',
-    render: (d) =>
-      [...d.options]
-        .sort((a, b) => a.list_order - b.list_order)
-        .map((o) => o.name)
-        .join(', ') || '—',
-  },
+  details: [
+    // As the API derives it (the campaign renderer's rules): one derivation, not re-done here.
+    { label: 'Placeholder', render: (d) => (d.placeholder ? <code>{d.placeholder}</code> : '—') },
+    {
+      label: 'Options',
+      render: (d) =>
+        [...d.options]
+          .sort((a, b) => a.list_order - b.list_order)
+          .map((o) => o.name)
+          .join(', ') || '—',
+    },
+    { label: 'Default', render: (d) => subscriberDefault(d) ?? '—' },
+  ],
+  badges: (d) => [...(d.required ? ['Required'] : []), ...(d.subscriber_editable ? ['Editable by subscribers'] : [])],
+  defaultText: subscriberDefault,
   Editor: SubscriberAttributeEditor,
 };
 
@@ -62,13 +75,33 @@ const ADMINISTRATOR: Kind<AdminAttributeDefinition> = {
   setOrder: (d, order) =>
     unwrap(api.PUT('/api/v2/administrators/attributes/{definitionId}', { params: { path: { definitionId: d.id } }, body: { name: d.name, order } })),
   remove: (d) => unwrap(api.DELETE('/api/v2/administrators/attributes/{definitionId}', { params: { path: { definitionId: d.id } } })),
-  details: { label: 'Default', render: (d) => `${d.default_value ?? '—'}${d.required ? ' (required)' : ''}` },
+  details: [{ label: 'Default', render: (d) => d.default_value ?? '—' }],
+  badges: (d) => (d.required ? ['Required'] : []),
+  defaultText: (d) => d.default_value,
   Editor: AdminAttributeEditor,
 };
+
+/**
+ * A subscriber attribute's default as people read it: option names (the API stores a default as given, by option id
+ * or name), ticked or not for a checkbox; what names no option is shown as it is.
+ */
+function subscriberDefault(d: AttributeDefinition): string | null {
+  const stored = d.default_value;
+  if (stored === null) return null;
+  if (d.type === 'checkbox') return stored === '1' ? 'Ticked' : stored === '0' ? 'Not ticked' : stored;
+  if (d.type !== 'select' && d.type !== 'radio' && d.type !== 'checkboxgroup') return stored === '' ? '(empty)' : stored;
+  const tokens = d.type === 'checkboxgroup' ? stored.split(',').filter((t) => t.trim() !== '') : [stored];
+  return tokens.map((token) => optionNamedBy(d.options, token)?.name ?? token.trim()).join(', ');
+}
 
 /** Attribute definitions of subscribers or of administrators: order, type, and what the kind adds. */
 export default function Attributes({ of }: { of: 'subscriber' | 'administrator' }) {
   return of === 'administrator' ? <Definitions key={of} kind={ADMINISTRATOR} /> : <Definitions key={of} kind={SUBSCRIBER} />;
+}
+
+function narrowText(type: string | null, defaultText: string | null): string | undefined {
+  const parts = [...(type ? [typeLabel(type)] : []), ...(defaultText !== null ? [`Default: ${defaultText}`] : [])];
+  return parts.length > 0 ? parts.join(' · ') : undefined;
 }
 
 function Definitions<D extends Definition>({ kind }: { kind: Kind<D> }) {
@@ -111,7 +144,7 @@ function Definitions<D extends Definition>({ kind }: { kind: Kind<D> }) {
               { label: 'Order' },
               { label: 'Name' },
               { label: 'Type', hideNarrow: true },
-              { label: kind.details.label, hideNarrow: true },
+              ...kind.details.map((c) => ({ label: c.label, hideNarrow: true })),
               { label: 'Actions', hiddenLabel: true },
             ]}
           >
@@ -137,10 +170,25 @@ function Definitions<D extends Definition>({ kind }: { kind: Kind<D> }) {
                     ↓
                   </button>
                 </td>
-                {/* On a phone the type column is hidden and the type shows under the name (styles.css, data-narrow). */}
-                <td data-narrow={d.type ?? undefined}>{d.name}</td>
-                <td className="hide-narrow">{d.type}</td>
-                <td className="hide-narrow muted">{kind.details.render(d)}</td>
+                {/* On a phone the type and default columns are hidden and show under the name (styles.css, data-narrow). */}
+                <td data-narrow={narrowText(d.type, kind.defaultText(d))}>
+                  {d.name}
+                  {kind.badges(d).length > 0 && (
+                    <span className="badges">
+                      {kind.badges(d).map((b) => (
+                        <span key={b} className="badge">
+                          {b}
+                        </span>
+                      ))}
+                    </span>
+                  )}
+                </td>
+                <td className="hide-narrow">{typeLabel(d.type)}</td>
+                {kind.details.map((c) => (
+                  <td key={c.label} className="hide-narrow muted">
+                    {c.render(d)}
+                  </td>
+                ))}
                 <td className="num">
                   <button type="button" className="button subtle" onClick={() => setEditing(d)} aria-label={`Edit ${d.name}`}>
                     Edit

@@ -3,7 +3,8 @@ import type { ApiError } from '../api/client';
 import { api, unwrap } from '../api/client';
 import type { BlacklistInfo } from '../api/types';
 import { navigate, useLocation, withQuery } from '../router';
-import { ConfirmDialog, ErrorState, Loading, Notice, PageHeader, formatDate, useAction } from '../ui/kit';
+import { ConfirmDialog, ErrorState, Loading, Notice, PageHeader, useAction } from '../ui/kit';
+import { formatDateTime } from '../ui/dates';
 import { useApi } from '../api/useApi';
 import BlacklistEntries from './BlacklistEntries';
 
@@ -58,7 +59,7 @@ export default function Blacklist() {
                   <dt>Address</dt>
                   <dd>{found.data.email}</dd>
                   <dt>Added</dt>
-                  <dd>{formatDate(found.data.added)}</dd>
+                  <dd>{formatDateTime(found.data.added)}</dd>
                   <dt>Reason</dt>
                   <dd>{found.data.reason || '—'}</dd>
                 </dl>

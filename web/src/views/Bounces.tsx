@@ -6,7 +6,8 @@ import { can, useAuth } from '../auth';
 import { Link, navigate, useLocation, withQuery } from '../router';
 import { Loaded, PagedTable, useAddressCursor } from '../ui/data';
 import { InfoDialog } from '../ui/FormDialog';
-import { ConfirmDialog, Empty, Notice, PageHeader, formatDate } from '../ui/kit';
+import { ConfirmDialog, Empty, Notice, PageHeader } from '../ui/kit';
+import { formatDateTime } from '../ui/dates';
 import './templates.css';
 
 type Bounce = Answer<'/api/v2/bounces', 'get'>['items'][number];
@@ -99,7 +100,7 @@ export default function Bounces() {
         }
         row={(b) => (
           <tr key={b.id}>
-            <td>{formatDate(b.date)}</td>
+            <td>{formatDateTime(b.date)}</td>
             <td className="break">
               {b.subscriber_id ? (
                 <Link to={`subscribers/${b.subscriber_id}`}>{b.subscriber_email ?? `#${b.subscriber_id}`}</Link>

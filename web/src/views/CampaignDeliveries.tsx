@@ -1,8 +1,10 @@
+import { nameOf } from './campaign/name';
 import { api, unwrap } from '../api/client';
 import { useApi } from '../api/useApi';
 import { Link, useLocation } from '../router';
 import { AddressSelect, PagedTable, useAddressCursor } from '../ui/data';
-import { Empty, ErrorState, PageHeader, formatDate } from '../ui/kit';
+import { Empty, ErrorState, PageHeader } from '../ui/kit';
+import { formatDateTime } from '../ui/dates';
 
 const PAGE = 50;
 const STATUSES = ['queued', 'sending', 'sent', 'failed', 'skipped'] as const;
@@ -29,7 +31,7 @@ export default function CampaignDeliveries({ id }: { id: number }) {
     [id, status, after],
   );
   if (campaign.status === 'error') return <ErrorState error={campaign.error} retry={campaign.reload} />;
-  const subject = campaign.data?.message_content.subject ?? '…';
+  const subject = campaign.data ? nameOf(campaign.data) : '…';
   return (
     <>
       <PageHeader title={`Deliveries: ${subject}`} back={{ to: `campaigns/${id}/send`, label: 'Sending progress' }}>
@@ -69,7 +71,7 @@ export default function CampaignDeliveries({ id }: { id: number }) {
               </td>
               <td className="num hide-narrow">{d.attempts}</td>
               <td className="response">{d.last_response ?? '—'}</td>
-              <td className="hide-narrow">{formatDate(d.sent_at ?? d.updated_at)}</td>
+              <td className="hide-narrow">{formatDateTime(d.sent_at ?? d.updated_at)}</td>
             </tr>
           )}
         />

@@ -1,6 +1,7 @@
 import { api, unwrap } from '../api/client';
 import { useApi } from '../api/useApi';
-import { ErrorState, Loading, formatDate, formatCount as n, formatRate as rate } from '../ui/kit';
+import { ErrorState, Loading, formatCount as n, formatRate as rate } from '../ui/kit';
+import { formatDateTime } from '../ui/dates';
 import { usePoll } from '../ui/poll';
 
 /** While the service is computing a newer snapshot, it is asked again this often. */
@@ -26,7 +27,7 @@ export default function CampaignDomains({ id }: { id: number }) {
   return (
     <>
       <p className="muted" aria-live="polite" data-testid="domains-as-of">
-        {computedAt ? `As of ${formatDate(computedAt)}` : 'Not counted yet'}
+        {computedAt ? `As of ${formatDateTime(computedAt)}` : 'Not counted yet'}
         {updating ? ' · updating…' : ''}
       </p>
       {computedAt && items.length === 0 ? (

@@ -1,19 +1,25 @@
+import { campaignName } from './campaign/name';
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, ApiError, unwrap } from '../api/client';
 import type { Campaign } from '../api/types';
 import { useApi } from '../api/useApi';
 import { can, useAuth } from '../auth';
 import { Link, navigate, useLeaveGuard, useLocation } from '../router';
-import type { CodeEditorHandle } from '../ui/CodeEditor';
 import { ErrorState, Loading, Notice, PageHeader } from '../ui/kit';
 import { AttachmentsPanel } from './campaign/Attachments';
 import { ChecksPanel } from './campaign/Checks';
-import { AudienceFields, MessageFields } from './campaign/Fields';
-import { bodyOf, emptyForm, formOf, sameForm, type CampaignForm } from './campaign/form';
+import { BodyEditor } from './campaign/body/BodyEditor';
+import type { BodyValue } from './campaign/body/formats';
+import type { BodyEditorHandle } from './campaign/body/handle';
+import type { PickImage } from './campaign/body/VisualEditor';
+import { AudienceFields, DeliveryFields, MessageFields } from './campaign/Fields';
+import { bodyOf, emptyForm, formOf, outdatedNote, sameForm, type CampaignForm } from './campaign/form';
+import { PlaceholderPanel } from './campaign/Placeholders';
 import { PreviewPanel } from './campaign/Preview';
 import { StatusBadge, canEdit, explainConflict } from './campaign/status';
 import { TestSendPanel } from './campaign/TestSend';
 import './campaign/campaign.css';
+import { useImagePicker } from './media/useImagePicker';
 
 const LEAVE = 'You have unsaved changes to this campaign. Leave without saving them?';
 
@@ -37,8 +43,12 @@ function useChoices() {
   }, [mayLists]);
 }
 
-/** `campaigns/new` and `campaigns/:id`: write a campaign; once saved, attach files, check, preview and test it. */
-export default function CampaignEditor({ id }: { id: number | null }) {
+/**
+ * `campaigns/new` and `campaigns/:id`: write a campaign; once saved, attach files, check, preview and test it.
+ * The visual format's image blocks offer the media library's picker (`pickImage` replaces it).
+ */
+export default function CampaignEditor({ id, pickImage }: { id: number | null; pickImage?: PickImage }) {
+  const [pickFromLibrary, libraryDialog] = useImagePicker();
   const loaded = useApi(async () => {
     if (id === null) return null;
     const [campaign, lists] = await Promise.all([
@@ -50,10 +60,34 @@ export default function CampaignEditor({ id }: { id: number | null }) {
   if (loaded.status === 'error') return <ErrorState error={loaded.error} retry={loaded.reload} />;
   if (loaded.status === 'loading' && !loaded.data && id !== null) return <Loading />;
   const data = loaded.data ?? null;
-  return <Editor key={id ?? 'new'} id={id} campaign={data?.campaign ?? null} initial={data ? formOf(data.campaign, data.listIds) : emptyForm()} />;
+  return (
+    <>
+      <Editor
+        key={id ?? 'new'}
+        id={id}
+        campaign={data?.campaign ?? null}
+        initial={data ? formOf(data.campaign, data.listIds) : emptyForm()}
+        pickImage={pickImage ?? pickFromLibrary}
+      />
+      {libraryDialog}
+    </>
+  );
 }
 
-function Editor({ id, campaign: first, initial }: { id: number | null; campaign: Campaign | null; initial: CampaignForm }) {
+/** Ctrl+S, or Cmd+S on a Mac. */
+const isSaveKey = (e: KeyboardEvent) => (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === 's';
+
+function Editor({
+  id,
+  campaign: first,
+  initial,
+  pickImage,
+}: {
+  id: number | null;
+  campaign: Campaign | null;
+  initial: CampaignForm;
+  pickImage?: PickImage;
+}) {
   const loc = useLocation();
   const choices = useChoices();
   const [campaign, setCampaign] = useState(first);
@@ -62,7 +96,8 @@ function Editor({ id, campaign: first, initial }: { id: number | null; campaign:
   const [version, setVersion] = useState(0);
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<{ kind: 'success' | 'error'; text: string } | null>(null);
-  const editor = useRef<CodeEditorHandle>(null);
+  const editor = useRef<BodyEditorHandle>(null);
+  const formRef = useRef<HTMLFormElement>(null);
   const dirty = !sameForm(form, saved);
   const status = campaign?.message_metadata.status ?? 'draft';
   const editable = canEdit(status);
@@ -76,6 +111,16 @@ function Editor({ id, campaign: first, initial }: { id: number | null; campaign:
         : unwrap(api.GET('/api/v2/campaigns/{messageId}/checks', { params: { path: { messageId: id } } })),
     [id, version],
   );
+  // The keyboard save, wherever the focus is (the editors leave Ctrl+S alone); the browser's "save page" is not wanted here.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!isSaveKey(e)) return;
+      e.preventDefault();
+      if (editable && !busy) formRef.current?.requestSubmit();
+    };
+    window.addEventListener('keydown', onKey, true);
+    return () => window.removeEventListener('keydown', onKey, true);
+  }, [editable, busy]);
   const copiedFrom = loc.query.get('copied');
   useEffect(() => {
     if (copiedFrom)
@@ -115,13 +160,38 @@ function Editor({ id, campaign: first, initial }: { id: number | null; campaign:
   };
 
   const lists = choices.status === 'error' ? choices.error.message : (choices.data?.lists ?? []);
+  const bodyValue: BodyValue = { format: form.editorFormat, source: form.editorSource, body: form.body };
+  const setBody = useCallback(
+    (v: BodyValue) =>
+      setForm((f) => ({
+        ...f,
+        editorFormat: v.format,
+        editorSource: v.source,
+        body: v.body,
+        // The plain-text format is text-only mail; leaving it sends HTML again.
+        sendFormat: v.format === 'text' ? 'text' : f.sendFormat === 'text' ? 'html' : f.sendFormat,
+      })),
+    [],
+  );
   return (
     <>
-      <PageHeader title={id === null ? 'New campaign' : saved.subject || 'Campaign'} back={{ to: 'campaigns', label: 'Campaigns' }}>
+      <PageHeader title={id === null ? 'New campaign' : campaignName(saved.name, saved.subject, id)} back={{ to: 'campaigns', label: 'Campaigns' }}>
         {campaign && <StatusBadge status={status} />}
         {dirty && <span className="badge warn">Unsaved changes</span>}
         {editable && (
-          <button type="submit" form="campaign-form" className="button primary" disabled={busy}>
+          <span className="muted save-hint" aria-hidden="true">
+            Ctrl+S / ⌘S saves
+          </span>
+        )}
+        {editable && (
+          <button
+            type="submit"
+            form="campaign-form"
+            className="button primary"
+            disabled={busy}
+            aria-keyshortcuts="Control+S Meta+S"
+            title="Save (Ctrl+S, ⌘S on a Mac)"
+          >
             {busy ? 'Saving…' : id === null ? 'Save draft' : 'Save'}
           </button>
         )}
@@ -142,22 +212,33 @@ function Editor({ id, campaign: first, initial }: { id: number | null; campaign:
           This campaign is {status === 'sent' ? 'sent' : 'being sent'}, so its content is fixed. Copy it from the campaigns table to reuse it.
         </Notice>
       )}
-      <form id="campaign-form" className="editor-grid" onSubmit={(e) => void save(e)}>
-        <MessageFields
-          form={form}
-          set={set}
+      <form id="campaign-form" ref={formRef} className="stack campaign-form" onSubmit={(e) => void save(e)}>
+        <MessageFields form={form} set={set} readOnly={!editable} />
+        <BodyEditor
+          ref={editor}
+          value={bodyValue}
+          onChange={setBody}
           readOnly={!editable}
-          templates={choices.data?.templates ?? null}
-          editor={editor}
-          onInsert={(placeholder) => editor.current?.insert(placeholder)}
+          footer={form.footer}
+          hasTemplate={form.templateId !== ''}
+          note={outdatedNote(campaign)}
+          pickImage={pickImage}
+          placeholders={editable ? <PlaceholderPanel onInsert={(placeholder) => editor.current?.insert(placeholder)} /> : undefined}
         />
-        <AudienceFields form={form} set={set} readOnly={!editable} lists={lists} segments={choices.data?.segments ?? []} />
+        <div className="editor-grid">
+          <DeliveryFields form={form} set={set} readOnly={!editable} templates={choices.data?.templates ?? null} />
+          <AudienceFields form={form} set={set} readOnly={!editable} lists={lists} segments={choices.data?.segments ?? []} />
+        </div>
       </form>
       {id === null ? (
         <p className="muted">Save the draft to attach files, run the checks, preview it for a subscriber and send a test.</p>
       ) : (
         <div className="editor-tools">
-          <ChecksPanel checks={checks} rerun={checks.reload} onJump={(line) => editor.current?.goToLine(line)} />
+          <ChecksPanel
+            checks={checks}
+            rerun={checks.reload}
+            onJump={form.editorFormat === 'html' ? (line) => editor.current?.goToLine?.(line) : undefined}
+          />
           <AttachmentsPanel campaignId={id} editable={editable} />
           <PreviewPanel campaignId={id} version={version} />
           <TestSendPanel campaignId={id} dirty={dirty} />

@@ -1,10 +1,12 @@
+import { nameOf } from './campaign/name';
 import { lazy, Suspense, useMemo, type ReactNode } from 'react';
 import { api, unwrap } from '../api/client';
 import type { CampaignStats } from '../api/types';
 import { useApi } from '../api/useApi';
 import { can, useAuth } from '../auth';
 import { Link, useLocation, withQuery } from '../router';
-import { ErrorState, Loading, PageHeader, Pager, formatDate, formatCount as n, formatRate as rate } from '../ui/kit';
+import { ErrorState, Loading, PageHeader, Pager, formatCount as n, formatRate as rate } from '../ui/kit';
+import { formatDateTime } from '../ui/dates';
 import { usePoll } from '../ui/poll';
 import CampaignDomains from './CampaignDomains';
 
@@ -41,7 +43,7 @@ export default function CampaignReport({ id }: { id: number }) {
   if (!data.data) return <Loading />;
   const { campaign, stats: s } = data.data;
   const sent = s.deliveries.sent;
-  const title = campaign ? `Report: ${campaign.message_content.subject}` : `Report: campaign ${id}`;
+  const title = campaign ? `Report: ${nameOf(campaign)}` : `Report: campaign ${id}`;
   const links = [...s.links].sort((a, b) => b.clicks - a.clicks || a.id - b.id);
   return (
     <>
@@ -55,8 +57,8 @@ export default function CampaignReport({ id }: { id: number }) {
       </PageHeader>
       {campaign && (
         <p className="muted">
-          Status {campaign.message_metadata.status}; started {formatDate(campaign.message_metadata.send_start)}
-          {campaign.message_metadata.sent ? `, finished ${formatDate(campaign.message_metadata.sent)}` : ''}.
+          Status {campaign.message_metadata.status}; started {formatDateTime(campaign.message_metadata.send_start)}
+          {campaign.message_metadata.sent ? `, finished ${formatDateTime(campaign.message_metadata.sent)}` : ''}.
         </p>
       )}
       <div className="grid compact" data-testid="report-figures">
@@ -211,7 +213,7 @@ function BounceList({ id, counted, sent, children }: { id: number; counted: numb
           <tbody>
             {items.map((b) => (
               <tr key={b.id}>
-                <td>{formatDate(b.date)}</td>
+                <td>{formatDateTime(b.date)}</td>
                 <td>
                   {b.subscriber_id === null ? (
                     <span className="muted">Not matched</span>

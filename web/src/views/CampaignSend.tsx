@@ -1,10 +1,12 @@
+import { nameOf } from './campaign/name';
 import { segmentOf } from './campaign/form';
 import { useRef, useState } from 'react';
 import { api, ApiError, unwrap } from '../api/client';
 import type { Campaign, CampaignStats } from '../api/types';
 import { useApi } from '../api/useApi';
 import { Link } from '../router';
-import { ErrorState, Loading, Notice, PageHeader, formatDate, useAction, formatCount as n } from '../ui/kit';
+import { ErrorState, Loading, Notice, PageHeader, useAction, formatCount as n } from '../ui/kit';
+import { formatDateTime } from '../ui/dates';
 import { usePoll } from '../ui/poll';
 import './campaign/campaign.css';
 
@@ -23,7 +25,7 @@ export default function CampaignSend({ id }: { id: number }) {
   if (campaign.status === 'error') return <ErrorState error={campaign.error} retry={campaign.reload} />;
   if (!campaign.data) return <Loading />;
   const c = campaign.data;
-  const back = { to: `campaigns/${id}`, label: c.message_content.subject || 'Campaign' };
+  const back = { to: `campaigns/${id}`, label: nameOf(c) };
   if (c.message_metadata.status === 'draft') return <Confirm campaign={c} back={back} onSent={campaign.reload} />;
   return <Progress initial={c} back={back} />;
 }
@@ -44,7 +46,7 @@ function Confirm({ campaign, back, onSent }: { campaign: Campaign; back: { to: s
     <>
       <PageHeader title="Send campaign" back={back} />
       <section className="card stack" aria-labelledby="confirm-title">
-        <h2 id="confirm-title">{campaign.message_content.subject}</h2>
+        <h2 id="confirm-title">{nameOf(campaign)}</h2>
         {audience.status === 'error' ? (
           <ErrorState error={audience.error} retry={audience.reload} />
         ) : !audience.data ? (
@@ -58,7 +60,7 @@ function Confirm({ campaign, back, onSent }: { campaign: Campaign; back: { to: s
                 : audience.data.lists > 0
                   ? ` on ${n(audience.data.lists)} ${audience.data.lists === 1 ? 'list' : 'lists'}, narrowed by segment ${segment}`
                   : ` matched by segment ${segment}`}
-              {later ? `, from ${formatDate(embargo)}` : ', starting now'}.
+              {later ? `, from ${formatDateTime(embargo)}` : ', starting now'}.
             </p>
             {audience.data.text_only !== null && audience.data.text_only > 0 && (
               <Notice kind="info">
@@ -153,7 +155,7 @@ function Progress({ initial, back }: { initial: Campaign; back: { to: string; la
   const share = (x: number) => `${total > 0 ? (x / total) * 100 : 0}%`;
   return (
     <>
-      <PageHeader title={`${finished ? 'Sent' : status === 'suspended' ? 'Paused' : 'Sending'}: ${campaign.message_content.subject}`} back={back}>
+      <PageHeader title={`${finished ? 'Sent' : status === 'suspended' ? 'Paused' : 'Sending'}: ${nameOf(campaign)}`} back={back}>
         {SENDING.has(status) && (
           <button type="button" className="button" disabled={action.busy} onClick={() => void changeStatus('suspended')}>
             Pause
@@ -216,11 +218,11 @@ function Progress({ initial, back }: { initial: Campaign; back: { to: string; la
             {finished ? 'none' : SENDING.has(status) && rate ? timeLeft(remaining / rate) : status === 'suspended' ? 'paused' : 'estimating…'}
           </dd>
           <dt>Started</dt>
-          <dd>{formatDate(campaign.message_metadata.send_start)}</dd>
+          <dd>{formatDateTime(campaign.message_metadata.send_start)}</dd>
           {campaign.message_metadata.sent && (
             <>
               <dt>Finished</dt>
-              <dd>{formatDate(campaign.message_metadata.sent)}</dd>
+              <dd>{formatDateTime(campaign.message_metadata.sent)}</dd>
             </>
           )}
         </dl>
@@ -229,7 +231,7 @@ function Progress({ initial, back }: { initial: Campaign; back: { to: string; la
           <Notice kind="info">
             <span className="wrap-anywhere" data-testid="relay-unavailable">
               The mail server cannot be used: {stats.sender.relay_unavailable.reason}. Sending waits without using up any delivery&apos;s attempts and
-              resumes by itself when the server answers; next try at {formatDate(stats.sender.relay_unavailable.retry_at)}.
+              resumes by itself when the server answers; next try at {formatDateTime(stats.sender.relay_unavailable.retry_at)}.
             </span>
           </Notice>
         )}

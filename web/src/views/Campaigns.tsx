@@ -1,10 +1,12 @@
+import { nameOf } from './campaign/name';
 import { useState } from 'react';
 import { api, ApiError, unwrap } from '../api/client';
 import type { CampaignListItem } from '../api/types';
 import { useApi } from '../api/useApi';
 import { Link, navigate, useLocation } from '../router';
 import { AddressSelect, PagedTable, useAddressCursor } from '../ui/data';
-import { ConfirmDialog, Empty, Notice, PageHeader, formatDate, useAction } from '../ui/kit';
+import { ConfirmDialog, Empty, Notice, PageHeader, useAction } from '../ui/kit';
+import { formatDateTime } from '../ui/dates';
 import { STATUS_LABELS, STATUS_ORDER, StatusBadge, canDelete, explainConflict, rate } from './campaign/status';
 import './campaign/campaign.css';
 
@@ -72,8 +74,8 @@ export default function Campaigns() {
         row={(c) => (
           <tr key={c.id}>
             <td>
-              <Link to={`campaigns/${c.id}`}>{c.message_content.subject}</Link>
-              <div className="muted small">{formatDate(c.message_metadata.sent ?? c.updated_at)}</div>
+              <Link to={`campaigns/${c.id}`}>{nameOf(c)}</Link>
+              <div className="muted small">{formatDateTime(c.message_metadata.sent ?? c.updated_at)}</div>
             </td>
             <td>
               <StatusBadge status={c.message_metadata.status} />
@@ -90,17 +92,12 @@ export default function Campaigns() {
                 className="button subtle"
                 disabled={copy.busy}
                 onClick={() => void copyCampaign(c)}
-                aria-label={`Copy “${c.message_content.subject}”`}
+                aria-label={`Copy “${nameOf(c)}”`}
               >
                 Copy
               </button>
               {canDelete(c.message_metadata.status) && (
-                <button
-                  type="button"
-                  className="button subtle danger"
-                  onClick={() => setDeleting(c)}
-                  aria-label={`Delete “${c.message_content.subject}”`}
-                >
+                <button type="button" className="button subtle danger" onClick={() => setDeleting(c)} aria-label={`Delete “${nameOf(c)}”`}>
                   Delete
                 </button>
               )}
@@ -120,11 +117,11 @@ export default function Campaigns() {
           } catch (err) {
             throw new Error(err instanceof ApiError ? explainConflict(err, 'delete') : String(err));
           }
-          setNotice({ kind: 'success', text: `“${target.message_content.subject}” was deleted.` });
+          setNotice({ kind: 'success', text: `“${nameOf(target)}” was deleted.` });
           page.reload();
         }}
       >
-        <p>“{deleting?.message_content.subject}” is deleted with its list links, deliveries and statistics. This cannot be undone.</p>
+        <p>“{deleting ? nameOf(deleting) : ''}” is deleted with its list links, deliveries and statistics. This cannot be undone.</p>
       </ConfirmDialog>
     </>
   );

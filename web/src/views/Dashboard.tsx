@@ -1,11 +1,34 @@
+import { campaignName } from './campaign/name';
 import { lazy, Suspense, useMemo } from 'react';
 import { api, unwrap } from '../api/client';
+import type { paths } from '../api/schema';
 import { useApi } from '../api/useApi';
 import { can, useAuth } from '../auth';
+import { Link } from '../router';
 import { DataTable } from '../ui/data';
+import { formatDate } from '../ui/dates';
 import { ErrorState, Loading, PageHeader } from '../ui/kit';
 
 const Chart = lazy(() => import('../ui/Chart'));
+
+type Summary = paths['/api/v2/analytics/dashboard']['get']['responses'][200]['content']['application/json']['summary_statistics'];
+type Metric = Summary['total_subscribers'];
+type RecentCampaign = paths['/api/v2/analytics/dashboard']['get']['responses'][200]['content']['application/json']['recent_campaigns'][number];
+
+/** Statuses whose campaign has figures to report (the API's analytics list the same); the others open in the editor. */
+const REPORTED = new Set(['inprocess', 'sent', 'suspended', 'requeued']);
+const campaignHref = (c: RecentCampaign) => (c.status && REPORTED.has(c.status) ? `campaigns/${c.id}/report` : `campaigns/${c.id}`);
+
+/**
+ * "+12% vs last month", or nothing where there is nothing to compare with: a percentage of a zero base means nothing
+ * ("0% vs last month" when every subscriber is new). A count that grew from nothing says so ("New this month").
+ */
+function change(m: Metric, unit: '%' | ' pts'): string | undefined {
+  if (m.last_month === null) return undefined;
+  if (unit === '%' && m.last_month === 0) return m.value > 0 ? 'New this month' : undefined;
+  const n = m.change_vs_last_month;
+  return `${n > 0 ? '+' : ''}${n}${unit} vs last month`;
+}
 
 /** Totals, the latest campaigns with their rates, and a chart of new subscribers per day. */
 export default function Dashboard() {
@@ -55,22 +78,17 @@ export default function Dashboard() {
   if (!data.data) return <Loading />;
   const { dashboard, lists, growth } = data.data;
   const s = dashboard.summary_statistics;
-  const change = (n: number, unit: string) => `${n > 0 ? '+' : ''}${n}${unit} vs last month`;
   return (
     <>
       <PageHeader title="Dashboard" />
       <div className="grid" data-testid="totals">
-        <Stat
-          label="Subscribers"
-          value={s.total_subscribers.value.toLocaleString('en')}
-          note={change(s.total_subscribers.change_vs_last_month, '%')}
-        />
+        <Stat label="Subscribers" value={s.total_subscribers.value.toLocaleString('en')} note={change(s.total_subscribers, '%')} />
         <Stat label="Confirmed" value={growth.totals.confirmed.toLocaleString('en')} />
         <Stat label="Blacklisted" value={growth.totals.blacklisted.toLocaleString('en')} />
         {lists !== null && <Stat label="Lists" value={lists.toLocaleString('en')} />}
         <Stat label="Campaigns sending" value={s.active_campaigns.value.toLocaleString('en')} />
-        <Stat label="Open rate (30 days)" value={`${s.open_rate.value}%`} note={change(s.open_rate.change_vs_last_month, ' pts')} />
-        <Stat label="Bounce rate (30 days)" value={`${s.bounce_rate.value}%`} note={change(s.bounce_rate.change_vs_last_month, ' pts')} />
+        <Stat label="Open rate (30 days)" value={`${s.open_rate.value}%`} note={change(s.open_rate, ' pts')} />
+        <Stat label="Bounce rate (30 days)" value={`${s.bounce_rate.value}%`} note={change(s.bounce_rate, ' pts')} />
       </div>
       <section className="card">
         <h2>Campaigns by status</h2>
@@ -143,12 +161,12 @@ export default function Dashboard() {
               // On a phone the Status and Sent columns are hidden and what they say shows under the campaign's name (data-narrow).
               <tr key={c.id}>
                 <td className="break" data-narrow={`${c.status ?? '—'} · ${c.sent.toLocaleString('en')} mails sent`}>
-                  {c.name}
+                  <Link to={campaignHref(c)}>{campaignName(c.name, null, c.id)}</Link>
                 </td>
                 <td className="hide-narrow">
                   <span className="badge">{c.status ?? '—'}</span>
                 </td>
-                <td className="hide-narrow">{c.date ?? '—'}</td>
+                <td className="hide-narrow">{formatDate(c.date)}</td>
                 <td className="num hide-narrow">{c.sent.toLocaleString('en')}</td>
                 <td className="num">
                   {c.unique_opens.toLocaleString('en')} ({c.open_rate})

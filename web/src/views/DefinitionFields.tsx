@@ -1,3 +1,5 @@
+import { typeLabel } from './attributeTypes';
+
 /** What a definition's editor is given by the Attributes view (both kinds). */
 export type SavedNotice = { kind: 'success' | 'info'; text: string };
 export interface EditorProps<D> {
@@ -7,7 +9,7 @@ export interface EditorProps<D> {
   onSaved: (notice: SavedNotice) => void;
 }
 
-/** The two fields every attribute definition has, whichever kind: its name and its type (from `types`). */
+/** The two fields every attribute definition has, whichever kind: its name and its type (from `types`, shown in plain words). */
 export function NameAndType(props: {
   name: string;
   setName: (v: string) => void;
@@ -26,7 +28,7 @@ export function NameAndType(props: {
         <select value={props.type} onChange={(e) => props.setType(e.target.value)}>
           {props.types.map((t) => (
             <option key={t} value={t}>
-              {t}
+              {typeLabel(t)}
             </option>
           ))}
         </select>

@@ -1,9 +1,9 @@
 import { useState, type FormEvent } from 'react';
-import { api, ApiError, session, unwrap } from '../api/client';
+import { api, ApiError, fetchBlob, session, unwrap } from '../api/client';
 import type { ImportResult } from '../api/types';
 import { useApi } from '../api/useApi';
 import { Notice, PageHeader } from '../ui/kit';
-import { columnUse, headerCells } from './importColumns';
+import { columnChoices, columnsOption, guessColumns, headerCells, type ColumnChoice, type MappableAttribute } from './importColumns';
 
 type Phase = { step: 'idle' } | { step: 'uploading'; sent: number; total: number } | { step: 'writing' } | { step: 'done'; result: ImportResult };
 
@@ -15,6 +15,7 @@ type Phase = { step: 'idle' } | { step: 'uploading'; sent: number; total: number
 export default function Import() {
   const [file, setFile] = useState<File | null>(null);
   const [columns, setColumns] = useState<string[] | null>(null);
+  const [choices, setChoices] = useState<ColumnChoice[]>([]);
   const [listId, setListId] = useState('');
   const [updateExisting, setUpdateExisting] = useState(false);
   const [sendConfirmation, setSendConfirmation] = useState(true);
@@ -28,8 +29,8 @@ export default function Import() {
     const [lists, attributes, defaults] = await Promise.all([
       unwrap(api.GET('/api/v2/lists', { params: { query: { limit: 100 } } })).then((p) => p.items),
       unwrap(api.GET('/api/v2/attributes', { params: { query: { limit: 100 } } })).then(
-        (p) => p.items.map((a) => a.name),
-        () => null,
+        (p) => p.items.map((a): MappableAttribute => ({ id: a.id, name: a.name })),
+        () => [] as MappableAttribute[],
       ),
       unwrap(api.GET('/api/v2/subscribers/defaults')),
     ]);
@@ -41,7 +42,9 @@ export default function Import() {
     setFile(chosen);
     setPhase({ step: 'idle' });
     setError(null);
-    setColumns(chosen ? headerCells(await chosen.slice(0, 65_536).text()) : null);
+    const header = chosen ? headerCells(await chosen.slice(0, 65_536).text()) : null;
+    setColumns(header);
+    setChoices(header ? guessColumns(header, context.data?.attributes ?? []) : []);
   };
 
   const submit = async (event: FormEvent) => {
@@ -50,7 +53,8 @@ export default function Import() {
     setError(null);
     setPhase({ step: 'uploading', sent: 0, total: file.size });
     try {
-      const result = await upload(file, { listId, updateExisting, sendConfirmation, markConfirmed, htmlEmail }, (sent, total) =>
+      const mapping = columnsOption(columns ?? [], choices);
+      const result = await upload(file, { listId, updateExisting, sendConfirmation, markConfirmed, htmlEmail, mapping }, (sent, total) =>
         setPhase(sent < total ? { step: 'uploading', sent, total } : { step: 'writing' }),
       );
       setPhase({ step: 'done', result });
@@ -61,7 +65,8 @@ export default function Import() {
   };
 
   const busy = phase.step === 'uploading' || phase.step === 'writing';
-  const hasEmail = columns?.some((c) => c.toLowerCase() === 'email') ?? false;
+  const hasEmail = choices.includes('email');
+  const menu = columnChoices(context.data?.attributes ?? []);
   return (
     <>
       <PageHeader title="Import subscribers" />
@@ -81,24 +86,30 @@ export default function Import() {
                 </tr>
               </thead>
               <tbody>
-                {columns.map((c, i) => {
-                  const use = columnUse(c, context.data?.attributes ?? null);
-                  return (
-                    <tr key={i}>
-                      <td>{c || <em>(no name)</em>}</td>
-                      <td>
-                        <span className={`badge ${use.kind === 'field' || use.kind === 'attribute' ? 'good' : use.kind === 'never' ? 'bad' : ''}`}>
-                          {use.label}
-                        </span>
-                      </td>
-                    </tr>
-                  );
-                })}
+                {columns.map((c, i) => (
+                  <tr key={i}>
+                    <td id={`column-${i}`}>{c || <em>(no name)</em>}</td>
+                    <td>
+                      <select
+                        aria-labelledby={`column-${i}`}
+                        value={choices[i] ?? ''}
+                        disabled={busy || c === ''}
+                        onChange={(e) => setChoices(choices.map((old, j) => (j === i ? e.target.value : old)))}
+                      >
+                        {menu.map((m) => (
+                          <option key={m.value} value={m.value}>
+                            {m.label}
+                          </option>
+                        ))}
+                      </select>
+                    </td>
+                  </tr>
+                ))}
               </tbody>
             </table>
           </div>
         )}
-        {columns && !hasEmail && <Notice kind="error">The file has no “email” column: the import needs one.</Notice>}
+        {columns && !hasEmail && <Notice kind="error">Choose the column that holds the e-mail address: the import needs one.</Notice>}
         <div className="row">
           <label>
             Add everyone to list
@@ -185,7 +196,16 @@ function Summary({ result }: { result: ImportResult }) {
           <div className="stat-label">Rejected rows</div>
           <div className="stat-value">{result.errors.length.toLocaleString('en')}</div>
         </div>
+        <div className="stat">
+          <div className="stat-label">Twice in the file</div>
+          <div className="stat-value">{result.duplicates_in_file.toLocaleString('en')}</div>
+        </div>
+        <div className="stat">
+          <div className="stat-label">Already subscribers</div>
+          <div className="stat-value">{result.existing_subscribers.toLocaleString('en')}</div>
+        </div>
       </div>
+      {result.report && <ReportDownload url={result.report.url} rows={result.report.rows} />}
       {result.errors.length > 0 && (
         <>
           <h3>Rejected rows</h3>
@@ -207,7 +227,14 @@ function Summary({ result }: { result: ImportResult }) {
  */
 function upload(
   file: File,
-  options: { listId: string; updateExisting: boolean; sendConfirmation: boolean; markConfirmed: boolean; htmlEmail: boolean },
+  options: {
+    listId: string;
+    updateExisting: boolean;
+    sendConfirmation: boolean;
+    markConfirmed: boolean;
+    htmlEmail: boolean;
+    mapping: Record<string, string | number | null>;
+  },
   progress: (sent: number, total: number) => void,
 ): Promise<ImportResult> {
   const query = new URLSearchParams({
@@ -215,6 +242,7 @@ function upload(
     send_confirmation: String(options.sendConfirmation),
     mark_confirmed: String(options.markConfirmed),
     html_email: String(options.htmlEmail),
+    columns: JSON.stringify(options.mapping),
   });
   if (options.listId) query.set('list_id', options.listId);
   const body = new FormData();
@@ -240,4 +268,36 @@ function upload(
     };
     xhr.send(body);
   });
+}
+
+/** The report CSV: fetched with the session's key (a plain link would not send it), then saved by the browser. */
+function ReportDownload({ url, rows }: { url: string; rows: number }) {
+  const [error, setError] = useState<string | null>(null);
+  const download = async () => {
+    setError(null);
+    try {
+      const blob = await fetchBlob(url);
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(blob);
+      link.download = 'import-report.csv';
+      link.click();
+      URL.revokeObjectURL(link.href);
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <div className="stack">
+      <p>
+        {rows.toLocaleString('en')} {rows === 1 ? 'row' : 'rows'} did not create a subscriber: rejected, twice in the file, or already a subscriber.
+        The report lists each as it was in the file, with its line and why.
+      </p>
+      <div>
+        <button type="button" className="button" onClick={() => void download()}>
+          Download the report (CSV)
+        </button>
+      </div>
+      {error && <Notice kind="error">{error}</Notice>}
+    </div>
+  );
 }

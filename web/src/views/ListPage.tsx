@@ -5,7 +5,8 @@ import { useApi } from '../api/useApi';
 import { Link, navigate } from '../router';
 import { DateTime, PagedTable, useAddressCursor } from '../ui/data';
 import { FormDialog } from '../ui/FormDialog';
-import { ConfirmDialog, Empty, ErrorState, Loading, Notice, PageHeader, SubscriberStatus, formatDate, useAction } from '../ui/kit';
+import { ConfirmDialog, Empty, ErrorState, Loading, Notice, PageHeader, SubscriberStatus, useAction } from '../ui/kit';
+import { formatDateTime } from '../ui/dates';
 import { ListFields, listBody, type ListDraft } from './ListFields';
 
 const PAGE = 50;
@@ -75,7 +76,7 @@ export default function ListPage({ id }: { id: number }) {
           <dt>Members</dt>
           <dd data-testid="member-count">{count.toLocaleString('en')}</dd>
           <dt>Created</dt>
-          <dd>{formatDate(info.created_at)}</dd>
+          <dd>{formatDateTime(info.created_at)}</dd>
         </dl>
       </section>
 

@@ -2,7 +2,8 @@ import { api, unwrap } from '../api/client';
 import { useApi } from '../api/useApi';
 import { Link } from '../router';
 import { PagedTable, useAddressCursor } from '../ui/data';
-import { Empty, PageHeader, formatDate } from '../ui/kit';
+import { Empty, PageHeader } from '../ui/kit';
+import { formatDateTime } from '../ui/dates';
 
 const PAGE = 50;
 
@@ -51,7 +52,7 @@ export default function Segments() {
                 <Link to={`segments/${segment.id}`}>{segment.name}</Link>
               </td>
               <td className="hide-narrow muted">{segment.description || '—'}</td>
-              <td className="hide-narrow muted">{formatDate(segment.updated_at)}</td>
+              <td className="hide-narrow muted">{formatDateTime(segment.updated_at)}</td>
               <td className="num">{count === null ? '—' : count.toLocaleString()}</td>
             </tr>
           );

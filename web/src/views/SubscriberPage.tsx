@@ -7,7 +7,8 @@ import { Link, navigate } from '../router';
 import { AttributeField } from '../ui/AttributeField';
 import SubscriberBounces from './SubscriberBounces';
 import { DataTable, DateTime } from '../ui/data';
-import { ConfirmDialog, ErrorState, Loading, Notice, PageHeader, SubscriberStatus, formatDate, useAction } from '../ui/kit';
+import { ConfirmDialog, ErrorState, Loading, Notice, PageHeader, SubscriberStatus, useAction } from '../ui/kit';
+import { formatDateTime } from '../ui/dates';
 
 /** One subscriber: flags and actions, attribute values with a control per type, lists joined and left, history. */
 export default function SubscriberPage({ id }: { id: number }) {
@@ -177,9 +178,9 @@ function Details({ subscriber: s, onSaved }: { subscriber: Subscriber; onSaved: 
         <dt>Bounces</dt>
         <dd data-testid="bounce-count">{s.bounce_count}</dd>
         <dt>Created</dt>
-        <dd>{formatDate(s.created_at)}</dd>
+        <dd>{formatDateTime(s.created_at)}</dd>
         <dt>Changed</dt>
-        <dd>{formatDate(s.updated_at)}</dd>
+        <dd>{formatDateTime(s.updated_at)}</dd>
       </dl>
     </form>
   );

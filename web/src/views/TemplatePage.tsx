@@ -4,10 +4,12 @@ import { api, unwrap } from '../api/client';
 import { useApi } from '../api/useApi';
 import { navigate } from '../router';
 import type { CodeEditorHandle } from '../ui/CodeEditor';
+import { imageTag, MediaPicker } from './media/MediaPicker';
 import { ErrorState, Loading, Notice, PageHeader } from '../ui/kit';
 import { CheckResults, findLines, type CheckReport, type Checks } from './TemplateChecks';
 import { DeleteTemplate, type Template } from './Templates';
 import { TemplateImages } from './TemplateImages';
+import { withPreviewPolicy } from './previewPolicy';
 import './templates.css';
 
 // CodeMirror comes with this view only, and the page can show its form while it loads.
@@ -19,12 +21,7 @@ const SAMPLE_BODY =
   'shows how text flows in your design.</p>';
 const STARTER =
   '<!DOCTYPE html>\n<html>\n<head>\n  <meta charset="utf-8">\n  <title>[SUBJECT]</title>\n</head>\n<body>\n  [CONTENT]\n</body>\n</html>\n';
-/*
- * The preview runs nothing and fetches nothing from the service: the iframe is sandboxed without any permission
- * (no scripts, a unique origin, no forms), and this policy stops requests to anything but inline data images.
- */
-const PREVIEW_POLICY = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`;
-
+// The preview runs nothing and fetches nothing: a sandbox without any permission, and the preview policy.
 /** The result of creating a template, shown again by the page of the new template the view moves to. */
 let carried: CheckReport | null = null;
 
@@ -56,6 +53,7 @@ function TemplateForm({ template }: { template: Template | null }) {
   const [phone, setPhone] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const editor = useRef<CodeEditorHandle>(null);
+  const [picking, setPicking] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
 
   const dirty = saved
@@ -69,7 +67,7 @@ function TemplateForm({ template }: { template: Template | null }) {
     return () => window.removeEventListener('beforeunload', warn);
   }, [dirty]);
 
-  const preview = useMemo(() => PREVIEW_POLICY + content.split('[CONTENT]').join(SAMPLE_BODY), [content]);
+  const preview = useMemo(() => withPreviewPolicy(content.split('[CONTENT]').join(SAMPLE_BODY)), [content]);
 
   /** Saves as JSON, or with `file` as the content (multipart, as the API's upload); the checks run either way. */
   const save = async (file: File | null, fileText = '') => {
@@ -228,6 +226,20 @@ function TemplateForm({ template }: { template: Template | null }) {
         {report && <CheckResults report={report} goToLine={(n) => editor.current?.goToLine(n)} />}
         <div className="template-panes">
           <section className="card stack" aria-label="HTML">
+            <div className="section-title">
+              <span />
+              <button type="button" className="button" onClick={() => setPicking(true)}>
+                Insert image…
+              </button>
+            </div>
+            <MediaPicker
+              open={picking}
+              onClose={() => setPicking(false)}
+              onPick={(m) => {
+                setPicking(false);
+                editor.current?.insert(imageTag(m));
+              }}
+            />
             <Suspense fallback={<Loading label="Opening the editor…" />}>
               <CodeEditor
                 ref={editor}

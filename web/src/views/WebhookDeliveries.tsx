@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react';
 import { api, unwrap, type ApiError } from '../api/client';
 import type { paths } from '../api/schema';
-import { Empty, ErrorState, formatDate, Loading } from '../ui/kit';
+import { Empty, ErrorState, Loading } from '../ui/kit';
+import { formatDateTime } from '../ui/dates';
 
 type Webhook = paths['/api/v2/webhooks']['get']['responses'][200]['content']['application/json'][number];
 type Page = paths['/api/v2/webhooks/{webhookId}/deliveries']['get']['responses'][200]['content']['application/json'];
@@ -107,10 +108,10 @@ export function WebhookDeliveries({ webhook }: { webhook: Webhook }) {
                     {d.last_status === null && !d.last_error && '—'}
                   </td>
                   <td className="hide-narrow small">
-                    <div>Created {formatDate(d.created_at)}</div>
-                    {d.last_attempt_at && <div>Last attempt {formatDate(d.last_attempt_at)}</div>}
-                    {d.delivered_at && <div>Delivered {formatDate(d.delivered_at)}</div>}
-                    {d.next_attempt_at && d.status === 'pending' && <div>Next attempt {formatDate(d.next_attempt_at)}</div>}
+                    <div>Created {formatDateTime(d.created_at)}</div>
+                    {d.last_attempt_at && <div>Last attempt {formatDateTime(d.last_attempt_at)}</div>}
+                    {d.delivered_at && <div>Delivered {formatDateTime(d.delivered_at)}</div>}
+                    {d.next_attempt_at && d.status === 'pending' && <div>Next attempt {formatDateTime(d.next_attempt_at)}</div>}
                   </td>
                 </tr>
               ))}

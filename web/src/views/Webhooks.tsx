@@ -2,7 +2,8 @@ import { useState, type FormEvent } from 'react';
 import { api, unwrap, type ApiError } from '../api/client';
 import type { paths } from '../api/schema';
 import { useApi } from '../api/useApi';
-import { ConfirmDialog, Empty, ErrorState, formatDate, Loading, Notice, PageHeader, useAction } from '../ui/kit';
+import { ConfirmDialog, Empty, ErrorState, Loading, Notice, PageHeader, useAction } from '../ui/kit';
+import { formatDateTime } from '../ui/dates';
 import { WebhookDeliveries } from './WebhookDeliveries';
 import './templates.css';
 
@@ -127,7 +128,7 @@ export default function Webhooks() {
                   <td>
                     {hook.enabled ? <span className="badge good">Enabled</span> : <span className="badge">Disabled</span>}
                     {hook.disabled_reason && <div className="muted small">{hook.disabled_reason}</div>}
-                    {hook.failing_since && <div className="muted small">Failing since {formatDate(hook.failing_since)}</div>}
+                    {hook.failing_since && <div className="muted small">Failing since {formatDateTime(hook.failing_since)}</div>}
                   </td>
                   <td>
                     <div className="rule-actions">

@@ -17,7 +17,8 @@ export function ChecksPanel({
   rerun,
 }: {
   checks: Loadable<{ warnings: CampaignCheck[] }> & { reload: () => void };
-  onJump: (line: number) => void;
+  /** Absent when the body is not open as code (only the HTML editor has lines to jump to). */
+  onJump?: (line: number) => void;
   rerun: () => void;
 }) {
   return (
@@ -48,7 +49,7 @@ export function ChecksPanel({
                     {' '}
                     — {PART_LABELS[w.part] ?? w.part}
                     {w.line !== null &&
-                      (w.part === 'body' ? (
+                      (w.part === 'body' && onJump ? (
                         <>
                           ,{' '}
                           <button type="button" className="link-button" onClick={() => onJump(w.line!)}>

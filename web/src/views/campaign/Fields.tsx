@@ -1,10 +1,4 @@
-import { lazy, Suspense, type Ref } from 'react';
-import type { CodeEditorHandle } from '../../ui/CodeEditor';
-import { Loading } from '../../ui/kit';
 import { INTERVALS, segmentOf, type CampaignForm } from './form';
-import { PlaceholderPanel } from './Placeholders';
-
-const CodeEditor = lazy(() => import('../../ui/CodeEditor'));
 
 type Set = <K extends keyof CampaignForm>(key: K, value: CampaignForm[K]) => void;
 
@@ -12,21 +6,29 @@ interface Props {
   form: CampaignForm;
   set: Set;
   readOnly: boolean;
-  templates: { id: number; title: string }[] | null;
-  editor: Ref<CodeEditorHandle>;
-  onInsert: (placeholder: string) => void;
 }
 
-/** Subject, addresses, format, template and the bodies, with the placeholder panel beside the HTML editor. */
-export function MessageFields({ form, set, readOnly, templates, editor, onInsert }: Props) {
-  const textOnly = form.sendFormat === 'text';
+/** Name, subject and addresses, above the body. */
+export function MessageFields({ form, set, readOnly }: Props) {
   return (
     <section className="card stack" aria-labelledby="message-title">
       <h2 id="message-title">Message</h2>
-      <label>
-        Subject
-        <input required maxLength={255} value={form.subject} readOnly={readOnly} onChange={(e) => set('subject', e.target.value)} />
-      </label>
+      <div className="row">
+        <label>
+          Name
+          <input
+            maxLength={255}
+            placeholder="The subject, unless named"
+            value={form.name}
+            readOnly={readOnly}
+            onChange={(e) => set('name', e.target.value)}
+          />
+        </label>
+        <label>
+          Subject
+          <input required maxLength={255} value={form.subject} readOnly={readOnly} onChange={(e) => set('subject', e.target.value)} />
+        </label>
+      </div>
       <div className="row">
         <label>
           From
@@ -47,15 +49,24 @@ export function MessageFields({ form, set, readOnly, templates, editor, onInsert
           <input placeholder="Our readers" value={form.toField} readOnly={readOnly} onChange={(e) => set('toField', e.target.value)} />
         </label>
       </div>
-      <div className="row">
+    </section>
+  );
+}
+
+/** Below the body: the mail's format (with HTML or an invitation), the template, the text part and the footer. */
+export function DeliveryFields({ form, set, readOnly, templates }: Props & { templates: { id: number; title: string }[] | null }) {
+  const textOnly = form.sendFormat === 'text';
+  return (
+    <section className="card stack" aria-labelledby="delivery-title">
+      <h2 id="delivery-title">Format, template and footer</h2>
+      {textOnly ? (
+        <p className="muted">Sent as text only (the plain-text format). Choose another format for the body to send HTML.</p>
+      ) : (
         <fieldset>
-          <legend>Format</legend>
+          <legend>Mail format</legend>
           <label className="inline">
             <input type="radio" name="format" checked={form.sendFormat === 'html'} disabled={readOnly} onChange={() => set('sendFormat', 'html')} />{' '}
-            HTML with a text part (both)
-          </label>
-          <label className="inline">
-            <input type="radio" name="format" checked={textOnly} disabled={readOnly} onChange={() => set('sendFormat', 'text')} /> Text only
+            HTML with a text part
           </label>
           <label className="inline">
             <input
@@ -68,31 +79,18 @@ export function MessageFields({ form, set, readOnly, templates, editor, onInsert
             Invitation (HTML, needs [CONFIRMATIONURL])
           </label>
         </fieldset>
-        <label>
-          Template
-          <select value={form.templateId} disabled={readOnly || templates === null} onChange={(e) => set('templateId', e.target.value)}>
-            <option value="">No template</option>
-            {templates?.map((t) => (
-              <option key={t.id} value={t.id}>
-                {t.title}
-              </option>
-            ))}
-          </select>
-        </label>
-      </div>
-      <div className="editor-with-panel">
-        <Suspense fallback={<Loading label="Loading the editor…" />}>
-          <CodeEditor
-            ref={editor}
-            label={textOnly ? 'Body (text)' : 'Body (HTML)'}
-            language={textOnly ? 'text' : 'html'}
-            value={form.body}
-            readOnly={readOnly}
-            onChange={(value) => set('body', value)}
-          />
-        </Suspense>
-        {!readOnly && <PlaceholderPanel onInsert={onInsert} />}
-      </div>
+      )}
+      <label>
+        Template
+        <select value={form.templateId} disabled={readOnly || templates === null} onChange={(e) => set('templateId', e.target.value)}>
+          <option value="">No template</option>
+          {templates?.map((t) => (
+            <option key={t.id} value={t.id}>
+              {t.title}
+            </option>
+          ))}
+        </select>
+      </label>
       {!textOnly && (
         <fieldset>
           <legend>Text part</legend>

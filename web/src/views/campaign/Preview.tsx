@@ -3,41 +3,16 @@ import { api, unwrap } from '../../api/client';
 import type { CampaignPreview } from '../../api/types';
 import { can, useAuth } from '../../auth';
 import { Notice, useAction } from '../../ui/kit';
+import { withPreviewPolicy } from '../previewPolicy';
 
 type Width = 'desktop' | 'phone';
 
 /**
  * The campaign as one subscriber gets it, rendered by the API with the sender's composer. The HTML goes into an
  * iframe with `sandbox=""` (no scripts, no forms, an opaque origin: nothing it loads carries the console's
- * credentials, which live in a header anyway) through `srcdoc`, under PREVIEW_POLICY_CONTENT; the text part is shown beside
+ * credentials, which live in a header anyway) through `srcdoc`, under the preview policy (../previewPolicy); the text part is shown beside
  * it.
  */
-
-/*
- * What the previewed document may load: its own inline styles and data: images (the API turns the campaign's embedded
- * images into those). Nothing else, so a remote image or a campaign's own URL on the service (an unsubscribe image, a
- * pixel someone pasted) is never fetched by previewing, and scripts are refused twice over.
- */
-const PREVIEW_POLICY_CONTENT = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'";
-
-/**
- * The campaign's HTML with PREVIEW_POLICY first in its head (a policy in a meta counts only there). Where the head is
- * is the HTML parser's to say, not a search for `<head` (which also finds one in a comment, a title or an
- * attribute): the browser's own parser reads the document, the policy goes first into the head it made, and the
- * document is written out again, so the frame parses the policy before anything else of the campaign's.
- */
-export function withPreviewPolicy(html: string): string {
-  const doc = new DOMParser().parseFromString(html, 'text/html');
-  const policy = doc.createElement('meta');
-  policy.httpEquiv = 'Content-Security-Policy';
-  policy.content = PREVIEW_POLICY_CONTENT;
-  doc.head.prepend(policy);
-  // What stands beside the root element is kept too: the doctype (so the frame renders in the mode the campaign
-  // asked for) and comments.
-  return Array.from(doc.childNodes, (node) =>
-    node instanceof Element ? node.outerHTML : node instanceof Comment ? `<!--${node.data}-->` : new XMLSerializer().serializeToString(node),
-  ).join('');
-}
 
 export function PreviewPanel({ campaignId, version }: { campaignId: number; version: number }) {
   const { admin } = useAuth();

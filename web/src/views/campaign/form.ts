@@ -1,13 +1,21 @@
 import type { Campaign } from '../../api/types';
+import type { EditorFormat } from './body/formats';
 
 /** The editor's fields, as strings and flags the inputs hold; converted to the API's body on save. */
 export interface CampaignForm {
+  /** What the console calls the campaign; empty: its subject (saved as the name, and following it). */
+  name: string;
   subject: string;
   fromField: string;
   replyTo: string;
   toField: string;
   sendFormat: 'html' | 'text' | 'invite';
   templateId: string;
+  /** The editor's format; `text` goes with `sendFormat` text (text-only mail). */
+  editorFormat: EditorFormat;
+  /** The format's own document (block JSON, Markdown); '' for the formats whose document is the body. */
+  editorSource: string;
+  /** What is sent: HTML, or the text in the text format. */
   body: string;
   /** Empty: the text part is generated from the HTML. */
   textMessage: string;
@@ -56,12 +64,15 @@ export function fromLocalInput(value: string): string | null {
 
 export function emptyForm(): CampaignForm {
   return {
+    name: '',
     subject: '',
     fromField: '',
     replyTo: '',
     toField: '',
     sendFormat: 'html',
     templateId: '',
+    editorFormat: 'html',
+    editorSource: '',
     body: '<p>Hello [EMAIL],</p>\n\n<p></p>\n\n<p>[UNSUBSCRIBE]</p>\n',
     textMessage: '',
     overrideText: false,
@@ -81,13 +92,21 @@ export function formOf(c: Campaign, listIds: number[]): CampaignForm {
   const embargo = c.message_schedule.embargo;
   const later = embargo !== null && new Date(embargo).getTime() > Date.now();
   const format = c.message_format.send_format;
+  const editor = c.message_content.editor;
+  // A document another program outdated opens as what is sent: HTML (the view says why).
+  const current = editor && !editor.outdated ? editor : null;
+  const editorFormat: EditorFormat = format === 'text' ? 'text' : current && current.format !== 'text' ? current.format : 'html';
   return {
+    // A name that is the subject is the default: shown empty, so it follows the subject when that is edited.
+    name: c.message_content.name === c.message_content.subject ? '' : (c.message_content.name ?? ''),
     subject: c.message_content.subject,
     fromField: c.message_options.from_field,
     replyTo: c.message_options.reply_to,
     toField: c.message_options.to_field,
     sendFormat: format === 'text' || format === 'invite' ? format : 'html',
     templateId: c.template ? String(c.template.id) : '',
+    editorFormat,
+    editorSource: current && current.format === editorFormat ? (current.source ?? '') : '',
     body: c.message_content.text ?? '',
     textMessage: c.message_content.text_message ?? '',
     overrideText: Boolean(c.message_content.text_message?.trim()),
@@ -109,9 +128,12 @@ export function bodyOf(f: CampaignForm) {
     template_id: f.templateId ? Number(f.templateId) : null,
     content: {
       subject: f.subject,
+      // Left empty, the name is the subject (as the API does for a new campaign).
+      name: f.name.trim() || f.subject,
       text: f.body,
       footer: f.footer || null,
       text_message: f.overrideText && f.sendFormat !== 'text' ? f.textMessage : null,
+      editor: { format: f.editorFormat, source: f.editorFormat === 'visual' || f.editorFormat === 'markdown' ? f.editorSource : null },
     },
     format: { send_format: f.sendFormat },
     schedule: {
@@ -126,6 +148,17 @@ export function bodyOf(f: CampaignForm) {
 }
 
 export const sameForm = (a: CampaignForm, b: CampaignForm) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Why the campaign opens in another format than it was written in: another program (a phpList client) replaced the
+ * body since, so the editor's document no longer matches what is sent. Null when it opens as written.
+ */
+export function outdatedNote(c: Campaign | null): string | null {
+  const editor = c?.message_content.editor;
+  if (!editor?.outdated || editor.format === 'html' || editor.format === 'text') return null;
+  const name = { visual: 'visual', richtext: 'rich text', markdown: 'Markdown' }[editor.format];
+  return `This campaign was written here in the ${name} format, then changed by another program. It opens as HTML, which is what is sent now; switch the format to convert it again.`;
+}
 
 /** The segment id a `user_selection` names (`segment:<id>`), or null. */
 export function segmentOf(userSelection: string): number | null {
