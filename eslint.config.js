@@ -16,7 +16,7 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
  * messaging (campaigns, templates, bounces) below the sender; tracking reads what was sent; public, the pages a
  * subscriber opens, is the top and calls the others through their doors.
  */
-const AREAS = ['mail', 'webhooks', 'identity', 'subscription', 'segments', 'messaging', 'sending', 'tracking', 'public'];
+const AREAS = ['settings', 'mail', 'webhooks', 'identity', 'subscription', 'segments', 'messaging', 'sending', 'tracking', 'public'];
 const areaZones = (areas) =>
   areas.flatMap((area, rank) => {
     const message = `Import what ${area}/ offers from src/${area}/index.ts.`;

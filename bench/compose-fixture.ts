@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { SettingsStore } from '../src/settings/index.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +63,8 @@ export async function withComposeFixture<T>(content: CampaignContent, work: (fix
   const ctx: AppContext = {
     config,
     db,
+    // Not started: the configuration's values, as on a database where no setting was ever stored.
+    settings: new SettingsStore(db, config, Fastify({ logger: false }).log),
     mailer: createMailer(config),
     transport: createTransport(config),
     log: Fastify({ logger: { level: 'warn' } }).log,

@@ -65,9 +65,10 @@ function parseOptions(argv: string[]): Options {
   };
 }
 
-/** Scenarios whose name contains one of the filters (all of them without filters). */
+/** Scenarios whose name contains one of the filters, or is one written `=name` (all of them without filters). */
 function selectScenarios(filters: string[]): Scenario[] {
-  const selected = scenarios.filter((s) => filters.length === 0 || filters.some((f) => s.name.includes(f)));
+  const matches = (name: string, filter: string) => (filter.startsWith('=') ? name === filter.slice(1) : name.includes(filter));
+  const selected = scenarios.filter((s) => filters.length === 0 || filters.some((f) => matches(s.name, f)));
   if (selected.length === 0) {
     console.error(`bench: no scenario matches ${filters.join(' ')}; scenarios: ${scenarios.map((s) => s.name).join(', ')}`);
     process.exit(2);

@@ -5,6 +5,7 @@ import { segmentScenarios } from './segments.scenarios.js';
 import { sendingScenarios } from './sending.scenarios.js';
 import { subscriptionIoScenarios } from './subscription-io.scenarios.js';
 import { subscriptionScenarios } from './subscription.scenarios.js';
+import { subscriberBulkScenarios } from './subscriber-bulk.scenarios.js';
 import { trackingScenarios } from './tracking.scenarios.js';
 
 export type { JobContext, JobFigures, JobScenario, LoadScenario, Scenario } from './scenario.js';
@@ -56,6 +57,7 @@ export const scenarios: readonly Scenario[] = [
   ...identityScenarios,
   ...subscriptionScenarios,
   ...subscriptionIoScenarios,
+  ...subscriberBulkScenarios,
   ...sendingScenarios,
   ...trackingScenarios,
   ...bounceScenarios,

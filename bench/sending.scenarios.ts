@@ -44,7 +44,7 @@ export const sendingScenarios: readonly Scenario[] = [
         rssAt: [Math.min(10_000, AUDIENCE), AUDIENCE],
       }),
   }),
-  // Issue 14: the same campaign DKIM-signed with an RSA-2048 key (BENCH_DKIM=ed25519 adds an Ed25519 signature).
+  // Issue 14: the same campaign DKIM-signed (BENCH_DKIM: rsa, the default; ed25519; or both keys).
   // `npm run bench -- send-campaign-100k` runs both, so the two figures come from the same run.
   scenario<SendFixture>({
     name: 'send-campaign-100k-signed',

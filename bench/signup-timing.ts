@@ -22,6 +22,12 @@ const PAIRS = Number(process.env.PAIRS ?? 20);
 const SMTP_DELAY_MS = Number(process.env.SMTP_DELAY_MS ?? 150);
 const WARMUP = 5;
 const usePostgres = process.argv.includes('--postgres');
+/** Another name lets two runs share one PostgreSQL server. */
+const DATABASE_NAME = /^[a-z_][a-z0-9_]{0,62}$/.test(process.env.BENCH_DATABASE_NAME ?? '')
+  ? process.env.BENCH_DATABASE_NAME!
+  : 'mailroom_signup_timing';
+/** How long the service may take to start: a loaded machine migrates a new embedded database slowly. */
+const START_SECONDS = Number(process.env.BENCH_START_SECONDS ?? 60);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => {
@@ -76,11 +82,11 @@ async function main() {
     const admin = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
     const client = new pg.Client({ connectionString: admin });
     await client.connect();
-    await client.query('drop database if exists mailroom_signup_timing');
-    await client.query('create database mailroom_signup_timing');
+    await client.query(`drop database if exists ${DATABASE_NAME}`);
+    await client.query(`create database ${DATABASE_NAME}`);
     await client.end();
     const url = new URL(admin);
-    url.pathname = '/mailroom_signup_timing';
+    url.pathname = `/${DATABASE_NAME}`;
     databaseUrl = url.toString();
   }
   const service = spawn(process.execPath, ['dist/server.js'], {
@@ -107,7 +113,7 @@ async function main() {
       } catch {
         /* not yet listening */
       }
-      if (i > 600) throw new Error('the service did not start');
+      if (i > START_SECONDS * 10) throw new Error(`the service did not start within ${START_SECONDS} s`);
       await sleep(100);
     }
     const call = async (method: string, path: string, body: unknown, key?: string) => {

@@ -17,6 +17,8 @@ import { superUserSession, type Seed } from './seeds.js';
 
 export const IMPORT_ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 1_000_000);
 export const EXPORT_ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? 1_000_000);
+/** BENCH_IMPORT_CONFIRM=1: the import asks for confirmation mails (every row is new and unconfirmed, so one each). */
+const IMPORT_CONFIRM = process.env.BENCH_IMPORT_CONFIRM === '1';
 
 /** Writes `email,first_name,city` rows to a file, respecting the stream's back-pressure (never all in memory). */
 export async function writeImportCsv(path: string, rows: number, prefix: string): Promise<number> {
@@ -139,13 +141,14 @@ export async function runImport(fixture: ImportFixture, baseUrl: string) {
   const started = performance.now();
   const { status, body } = await uploadCsv(`${baseUrl}/api/v2/subscribers/import`, fixture.sessionKey, fixture.path, {
     list_id: String(fixture.listId),
-    send_confirmation: 'false',
+    send_confirmation: IMPORT_CONFIRM ? 'true' : 'false',
   });
   const seconds = (performance.now() - started) / 1000;
   if (status !== 200) throw new Error(`import answered ${status}: ${body.slice(0, 300)}`);
   const result = JSON.parse(body) as { imported: number; updated: number; skipped: number; errors: string[] };
   return {
     rows: fixture.rows,
+    confirmations: IMPORT_CONFIRM ? 'on' : 'off',
     imported: result.imported,
     skipped: result.skipped,
     seconds: Math.round(seconds * 100) / 100,

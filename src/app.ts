@@ -18,11 +18,16 @@ import { sessionRoutes } from './identity/session.routes.js';
 import { subscribePagePublicRoutes } from './subscription/subscribe-page-public.routes.js';
 import { subscribePageRoutes } from './subscription/subscribe-page.routes.js';
 import { subscriberHistoryRoutes } from './subscription/subscriber-history.routes.js';
+import { subscriberBulkRoutes } from './subscription/subscriber-bulk.routes.js';
+import { attributeColumnRoutes } from './subscription/attribute-columns.routes.js';
 import { subscriberExportRoutes } from './subscription/subscriber-export.routes.js';
 import { subscriberImportRoutes } from './subscription/subscriber-import.routes.js';
 import { subscriberRoutes } from './subscription/subscriber.routes.js';
-import { collectMailQueueMetrics, createMailer, stopMailQueues, type Mailer } from './mail/index.js';
-import { collectSendMetrics, createTransport, type Transport } from './sending/index.js';
+import { registerConfirmationMail } from './subscription/index.js';
+import { collectMailQueueMetrics, settingsMailer, stopMailQueues, type Mailer } from './mail/index.js';
+import { SettingsStore } from './settings/index.js';
+import { settingsRoutes } from './settings/settings.routes.js';
+import { collectSendMetrics, settingsTransport, type Transport } from './sending/index.js';
 import { testSendRoutes } from './sending/test-send.routes.js';
 import { campaignPreviewRoutes } from './sending/campaign-preview.routes.js';
 import { campaignSendRoutes } from './sending/campaign-send.routes.js';
@@ -45,6 +50,8 @@ import { systemRoutes } from './system.routes.js';
 import { segmentRoutes } from './segments/segment.routes.js';
 import { attachmentDownloadRoutes } from './messaging/attachment-download.routes.js';
 import { attachmentRoutes } from './messaging/attachment.routes.js';
+import { mediaPublicRoutes } from './messaging/media-public.routes.js';
+import { mediaRoutes } from './messaging/media.routes.js';
 import { bounceRuleRoutes } from './messaging/bounce-rule.routes.js';
 import { webhookRoutes } from './webhooks/webhook.routes.js';
 import { collectWebhookMetrics } from './webhooks/index.js';
@@ -129,10 +136,12 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   const database =
     options.database ?? (await createDatabase({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: config.dataDir }));
   if (options.migrate ?? true) await migrate(database);
-  const mailer = options.mailer ?? createMailer(config);
+  const settings = new SettingsStore(database.db, config, app.log);
+  await settings.start(config.settingsPollMs);
+  const mailer = options.mailer ?? settingsMailer(settings, config);
   const transport =
     options.transport ??
-    createTransport(config, {
+    settingsTransport(settings, config, {
       onUnsigned: (domain) => app.log.warn({ domain }, 'no DKIM key for this From domain: its campaign mail goes out unsigned'),
     });
   const secrets = await loadSecrets(database.db);
@@ -140,8 +149,10 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   events.start();
   const bounceCounts = new BounceCounts({ db: database.db, log: app.log });
   bounceCounts.start();
-  const ctx: AppContext = { config, db: database.db, mailer, transport, log: app.log, secrets, events, bounceCounts };
+  const ctx: AppContext = { config, db: database.db, settings, mailer, transport, log: app.log, secrets, events, bounceCounts };
   app.decorate('ctx', ctx);
+  // Mail queued by reference is rendered by the area that owns what it refers to (mail/mail-renderers.ts).
+  registerConfirmationMail(ctx);
   // The embedded database in a DATA_DIR of its own: `npm run backup` copies it through this process.
   const stopDumps =
     database.dumpDataDir && !options.database && !config.dataDir.startsWith('memory://')
@@ -149,6 +160,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       : null;
   app.addHook('onClose', async () => {
     await stopDumps?.();
+    settings.close();
     // Answered opens and clicks are written before the database closes (the server has stopped taking requests).
     await events.close();
     // So are the counts of recorded bounces (the bounce mailbox was stopped before app.close()).
@@ -191,6 +203,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await registerConsole(app);
   // Public subscriber-facing routes, also served without the prefix (../shared/api/DECISIONS.md § Paths).
   await app.register(attachmentDownloadRoutes, { alias: true });
+  // The media library's images, at the addresses written into mail and templates.
+  await app.register(mediaPublicRoutes);
   await app.register(openPixelRoutes, { alias: true });
   await app.register(clickRoutes, { root: true });
   // The pages subscribers see (src/public/): their stylesheet, sign-up forms.
@@ -202,6 +216,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   // The API areas, registered explicitly so the route table stays greppable.
   await app.register(
     async (api) => {
+      await api.register(settingsRoutes);
       await api.register(sessionRoutes);
       await api.register(administratorRoutes);
       await api.register(adminAttributeDefinitionRoutes);
@@ -215,6 +230,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(subscriberHistoryRoutes);
       await api.register(subscriberImportRoutes);
       await api.register(subscriberExportRoutes);
+      await api.register(subscriberBulkRoutes);
+      await api.register(attributeColumnRoutes);
       await api.register(attributeDefinitionRoutes);
       await api.register(attributeValueRoutes);
       await api.register(subscribePageRoutes);
@@ -229,6 +246,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(listCampaignRoutes);
       await api.register(templateRoutes);
       await api.register(attachmentRoutes);
+      await api.register(mediaRoutes);
       await api.register(attachmentDownloadRoutes);
       await api.register(bounceRoutes);
       await api.register(bounceRuleRoutes);

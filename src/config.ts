@@ -33,6 +33,8 @@ export const EnvSchema = Type.Object({
   MAIL_FROM: Type.String({ minLength: 3, default: 'Mailroom <mailroom@localhost>' }),
   // `domain:selector:/path/to/key.pem`, comma-separated: DKIM keys (shared/dkim-keys.ts). Empty: mail goes out unsigned.
   DKIM_KEYS: Type.String({ default: '' }),
+  // Threads that DKIM-sign campaign mail beside the sending loop; 0: chosen for the machine (mail/dkim/pool.ts).
+  DKIM_THREADS: Type.Integer({ minimum: 0, maximum: 64, default: 0 }),
   BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1_048_576 }),
   UPLOAD_LIMIT: Type.Integer({ minimum: 1024, default: 52_428_800 }),
   LOGIN_MAX_FAILURES: Type.Integer({ minimum: 1, default: 10 }),
@@ -56,6 +58,7 @@ export const EnvSchema = Type.Object({
   SEND_RELAY_RETRY_MS: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 5000 }),
   SEND_RELAY_RETRY_MAX_MS: Type.Integer({ minimum: 10, maximum: 86_400_000, default: 300_000 }),
   ATTACHMENT_MAX_SIZE: Type.Integer({ minimum: 1, default: 26_214_400 }),
+  MEDIA_MAX_SIZE: Type.Integer({ minimum: 1, maximum: 104_857_600, default: 5_242_880 }),
   ATTACHMENT_STORE: Type.Union([Type.Literal(''), Type.Literal('database'), Type.Literal('disk')], { default: '' }),
   IMAGE_CHECK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 }),
   // For tests only: lets check_external_images reach a loopback server. Never on in production.
@@ -74,6 +77,8 @@ export const EnvSchema = Type.Object({
   SEGMENT_TIMEOUT_MS: Type.Integer({ minimum: 1, maximum: 600_000, default: 10_000 }),
   // Whether a subscriber created without saying (import, console, sign-up form) gets HTML mail (html_email).
   SUBSCRIBER_HTML_DEFAULT: Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+  // How often each process looks for settings changed in the console (src/settings/settings.store.ts).
+  SETTINGS_POLL_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 3000 }),
   TRACKING_FLUSH_MS: Type.Integer({ minimum: 5, maximum: 10_000, default: 50 }),
   TRACKING_MACHINE_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 2 }),
   TRACKING_RATE: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 20 }),
@@ -129,6 +134,8 @@ export interface Config {
   readonly bounceVerp: boolean;
   /** DKIM keys read from DKIM_KEYS' files at start; campaign and system mail from their domains is signed. */
   readonly dkim: readonly DkimKey[];
+  /** DKIM_THREADS: signing threads of a sending process; 0: chosen for the machine (defaultSigningThreads). */
+  readonly dkimThreads: number;
   readonly bodyLimit: number;
   readonly uploadLimit: number;
   readonly loginMaxFailures: number;
@@ -142,6 +149,8 @@ export interface Config {
   readonly sending: SendingConfig;
   /** Largest campaign attachment in bytes (larger → 413). */
   readonly attachmentMaxSize: number;
+  /** Largest media-library image in bytes (MEDIA_MAX_SIZE). */
+  readonly mediaMaxSize: number;
   /**
    * Where attachment bytes live: `database` (chunks in the shared database, so every process on one PostgreSQL can
    * send them) or `disk` (`DATA_DIR/attachments`, one process's). ATTACHMENT_STORE, by default database exactly
@@ -172,6 +181,13 @@ export interface Config {
    * `POST /subscribers` keeps phpList's false). Read through subscription's newSubscriberHtmlEmail().
    */
   readonly subscriberHtmlDefault: boolean;
+  /**
+   * Which of the variables a setting of the console can replace (MAIL_FROM, SMTP_URL, SUBSCRIBER_HTML_DEFAULT,
+   * PUBLIC_URL) the process was given: those settings are read-only, the variable wins (src/settings).
+   */
+  readonly settingsFromEnv: readonly string[];
+  /** How often each process looks for settings changed through another (SETTINGS_POLL_MS). */
+  readonly settingsPollMs: number;
   /** Open and click recording (tracking/event-buffer.ts). */
   readonly tracking: TrackingConfig;
   /** Bounce processing (messaging/bounce-processing.ts, bounce-mailbox.ts, bounce-inbound.routes.ts). */
@@ -293,6 +309,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     const value = env[key];
     if (value !== undefined && value !== '') raw[key] = value.trim();
   }
+  // Before the defaults are filled in (Value.Default writes them into `raw`).
+  const settingsFromEnv = Object.freeze(SETTINGS_VARIABLES.filter((name) => raw[name] !== undefined));
   const converted = Value.Default(EnvSchema, Value.Convert(EnvSchema, raw)) as Env;
   const firstError = Value.Errors(EnvSchema, converted).First();
   if (firstError) {
@@ -365,6 +383,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     bounceAddress: converted.BOUNCE_ADDRESS,
     bounceVerp: converted.BOUNCE_VERP === '1',
     dkim: Object.freeze(dkim),
+    dkimThreads: converted.DKIM_THREADS,
     bodyLimit: converted.BODY_LIMIT,
     uploadLimit: converted.UPLOAD_LIMIT,
     loginMaxFailures: converted.LOGIN_MAX_FAILURES,
@@ -392,12 +411,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       relayRetryMaxMs: Math.max(converted.SEND_RELAY_RETRY_MS, converted.SEND_RELAY_RETRY_MAX_MS),
     }),
     attachmentMaxSize: converted.ATTACHMENT_MAX_SIZE,
+    mediaMaxSize: converted.MEDIA_MAX_SIZE,
     attachmentStore: converted.ATTACHMENT_STORE || (converted.DATABASE_URL ? 'database' : 'disk'),
     imageCheckTimeoutMs: converted.IMAGE_CHECK_TIMEOUT_MS,
     imageCheckAllowLoopback: converted.IMAGE_CHECK_ALLOW_LOOPBACK === 'on',
     webhookAllowPrivate: converted.WEBHOOK_ALLOW_PRIVATE === '1',
     subscribePageClientLimit: converted.SUBSCRIBE_PAGE_CLIENT_LIMIT,
     subscriberHtmlDefault: converted.SUBSCRIBER_HTML_DEFAULT === 'on',
+    settingsFromEnv,
+    settingsPollMs: converted.SETTINGS_POLL_MS,
     preferences: Object.freeze({ linkDays: converted.PREFERENCES_LINK_DAYS, clientLimit: converted.PREFERENCES_CLIENT_LIMIT }),
     preferencesPageLinkDays: converted.PREFERENCES_PAGE_LINK_DAYS,
     forward: Object.freeze({
@@ -425,6 +447,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     ...overrides,
   });
 }
+
+/** The variables whose value a console setting replaces when they are not set (src/settings/settings.store.ts). */
+const SETTINGS_VARIABLES = ['MAIL_FROM', 'SMTP_URL', 'SUBSCRIBER_HTML_DEFAULT', 'PUBLIC_URL'];
 
 /** Variables whose whole value is a secret: an error names them but never prints them. */
 const SECRET_VARIABLES = new Set(['ADMIN_PASSWORD', 'BOUNCE_INBOUND_TOKEN', 'METRICS_TOKEN']);

@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { AppDb } from './db/client.js';
 import type { Mailer } from './mail/index.js';
 import type { BounceCounts } from './messaging/index.js';
+import type { SettingsStore } from './settings/index.js';
 import type { Transport } from './sending/index.js';
 import type { EventBuffer } from './tracking/index.js';
 
@@ -11,6 +12,8 @@ export interface AppContext {
   readonly config: Config;
   /** The one database handle (Drizzle, plus prepared reads); its lifecycle stays with buildApp. */
   readonly db: AppDb;
+  /** The settings that apply now (src/settings): what the environment sets, else the console, else the defaults. */
+  readonly settings: SettingsStore;
   readonly mailer: Mailer;
   /** Campaign mail: finished messages to SMTP (round-robin over SMTP_URL's servers) or the outbox. */
   readonly transport: Transport;

@@ -22,6 +22,8 @@ describe('loadConfig', () => {
       requests: { timeoutMs: 300_000, idleTimeoutMs: 20_000, clientMaxRequests: 32 },
       publicUrl: 'http://localhost:8080',
       sessionTtl: 3600,
+      settingsFromEnv: [],
+      settingsPollMs: 3000,
       admin: { login: '', password: '', email: '' },
       logLevel: 'info',
       trustProxy: false,
@@ -32,6 +34,7 @@ describe('loadConfig', () => {
       bounceAddress: '',
       bounceVerp: false,
       dkim: [],
+      dkimThreads: 0,
       bodyLimit: 1_048_576,
       uploadLimit: 52_428_800,
       loginMaxFailures: 10,
@@ -53,6 +56,7 @@ describe('loadConfig', () => {
         relayRetryMaxMs: 300_000,
       },
       attachmentMaxSize: 26_214_400,
+      mediaMaxSize: 5_242_880,
       attachmentStore: 'disk',
       imageCheckTimeoutMs: 5000,
       imageCheckAllowLoopback: false,
@@ -180,5 +184,15 @@ describe('documented configuration', () => {
       entries.map(([name]) => name),
       Object.keys(SCHEMA_DEFAULTS),
     );
+  });
+});
+
+describe('settings an environment variable sets (issue 26)', () => {
+  test('exactly the variables given, so that the console shows those read-only', () => {
+    assert.deepEqual(loadConfig({ SMTP_URL: 'smtp://relay.example.org', PORT: '9000' }).settingsFromEnv, ['SMTP_URL']);
+    assert.deepEqual(loadConfig({ MAIL_FROM: 'A <a@example.org>', PUBLIC_URL: 'https://x.example', SMTP_URL: '' }).settingsFromEnv, [
+      'MAIL_FROM',
+      'PUBLIC_URL',
+    ]);
   });
 });

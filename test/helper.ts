@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,5 +99,24 @@ export async function mailQueueDrained(t: Pick<TestApp, 'db'>, timeoutMs = 10_00
     if ((row?.n ?? 0) === 0) return;
     if (Date.now() > deadline) throw new Error(`mail queue: ${row?.n} mails still waiting after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Waits until the one queued mail has failed `attempts` times (nothing listens on the SMTP port), then answers its
+ * row: it is still queued, of `kind`, and its last error does not name `address` (the log keeps no address).
+ */
+export async function queuedMailRetried(t: Pick<TestApp, 'db'>, kind: string, address: string, attempts = 2): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const [row] = await t.db.select().from(mailQueue);
+    assert.ok(row, 'the mail waits in the queue');
+    if (row.attempts >= attempts) {
+      assert.equal(row.kind, kind);
+      assert.ok(row.lastError && !row.lastError.includes(address), `last error without the address: ${row.lastError}`);
+      return;
+    }
+    assert.ok(Date.now() < deadline, 'retried within 10 s');
+    await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -156,7 +156,9 @@ describe('PGLITE_MAX_WAIT_MS', { skip: !pglite && 'the embedded database only' }
       assert.equal(finished, false, 'shed while the statement ran, not after it');
 
       await slow;
-      assert.equal(testDb.database.waitingMs!(), 0);
+      // The process's own pollers (settings, the mail queue's drain) queued statements behind the slow one; they run
+      // now, and then nothing waits.
+      while (testDb.database.waitingMs!() > 0) await new Promise((resolve) => setTimeout(resolve, 20));
       assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
     },
   );

@@ -27,6 +27,38 @@ const CSP =
 interface Asset {
   body: Buffer;
   type: string;
+  /** The build's precompressed copies (`<file>.br`, `<file>.gz`), when it wrote them. */
+  br?: Buffer;
+  gzip?: Buffer;
+}
+
+/** The encodings we hold, best first, and the file suffix of each. */
+const ENCODINGS = [
+  ['br', 'br'],
+  ['gzip', 'gz'],
+] as const;
+
+/**
+ * The best encoding the client accepts (RFC 9110 §12.5.3) among those the asset has, or null for the file as it is.
+ * `q=0` refuses an encoding; `*` stands for any not named. Written without a regular expression over the header.
+ */
+export function chooseEncoding(acceptEncoding: string | undefined, asset: Pick<Asset, 'br' | 'gzip'>): 'br' | 'gzip' | null {
+  if (!acceptEncoding) return null;
+  const weights = new Map<string, number>();
+  for (const item of acceptEncoding.slice(0, 1000).split(',')) {
+    const [name = '', ...params] = item.split(';').map((p) => p.trim());
+    const q = params.find((p) => p.toLowerCase().startsWith('q='));
+    const weight = q === undefined ? 1 : Number(q.slice(2));
+    if (name) weights.set(name.toLowerCase(), Number.isFinite(weight) ? weight : 0);
+  }
+  let best: 'br' | 'gzip' | null = null;
+  let bestWeight = 0;
+  for (const [encoding] of ENCODINGS) {
+    if (!asset[encoding]) continue;
+    const weight = weights.get(encoding) ?? weights.get('*') ?? 0;
+    if (weight > bestWeight) [best, bestWeight] = [encoding, weight];
+  }
+  return best;
 }
 
 function filesUnder(dir: string): string[] {
@@ -40,27 +72,42 @@ function filesUnder(dir: string): string[] {
  * Serves the admin console at /admin/ and redirects / there. The build is read into memory once at start (a few
  * hundred KB): fingerprinted files under assets/ are cached for a year, everything else, index.html above all, is
  * revalidated on every load so a new build is picked up. Any other path under /admin/ answers index.html, so the
- * console's own addresses can be bookmarked and reloaded. Without a build, /admin/ says how to make one.
+ * console's own addresses can be bookmarked and reloaded. Without a build, /admin/ says how to make one. Text files
+ * go out brotli- or gzip-compressed when the client accepts it, from the copies the build wrote beside them
+ * (web/vite.config.ts): nothing is compressed per request.
  */
 export async function registerConsole(app: FastifyInstance, options: { dir?: string } = {}): Promise<void> {
   const dir = options.dir ?? CONSOLE_DIR;
   const assets = new Map<string, Asset>();
   if (existsSync(join(dir, 'index.html'))) {
-    for (const file of filesUnder(dir)) {
+    const files = filesUnder(dir);
+    const present = new Set(files);
+    for (const file of files) {
+      // The compressed copies are served in place of their file, never as files of their own.
+      if (file.endsWith('.br') || file.endsWith('.gz')) continue;
       const path = relative(dir, file).split('\\').join('/');
-      assets.set(path, { body: readFileSync(file), type: TYPES[extname(file)] ?? 'application/octet-stream' });
+      const asset: Asset = { body: readFileSync(file), type: TYPES[extname(file)] ?? 'application/octet-stream' };
+      for (const [encoding, suffix] of ENCODINGS) if (present.has(`${file}.${suffix}`)) asset[encoding] = readFileSync(`${file}.${suffix}`);
+      assets.set(path, asset);
     }
   }
   const index = assets.get('index.html');
 
-  const send = (reply: FastifyReply, asset: Asset, immutable: boolean) =>
-    reply
+  const send = (request: FastifyRequest, reply: FastifyReply, asset: Asset, immutable: boolean) => {
+    const encoding = chooseEncoding(request.headers['accept-encoding'], asset);
+    const body = encoding ? asset[encoding]! : asset.body;
+    // Every answer says it depends on Accept-Encoding, so that a cache never hands brotli to a client without it.
+    if (asset.br || asset.gzip) reply.header('vary', 'Accept-Encoding');
+    if (encoding) reply.header('content-encoding', encoding);
+    return reply
       .header('content-type', asset.type)
+      .header('content-length', body.length)
       .header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
       .header('x-content-type-options', 'nosniff')
       .header('content-security-policy', CSP)
       .header('referrer-policy', 'same-origin')
-      .send(asset.body);
+      .send(body);
+  };
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     if (!index) {
@@ -72,10 +119,10 @@ export async function registerConsole(app: FastifyInstance, options: { dir?: str
     }
     const path = ((request.params as { '*'?: string })['*'] ?? '').split('?')[0] ?? '';
     const asset = assets.get(path);
-    if (asset && path !== 'index.html') return send(reply, asset, path.startsWith('assets/'));
+    if (asset && path !== 'index.html') return send(request, reply, asset, path.startsWith('assets/'));
     // A missing fingerprinted file is a real 404 (a stale page asking for an old build), not the app.
     if (path.startsWith('assets/')) return reply.code(404).header('content-type', 'text/plain; charset=utf-8').send('Not found\n');
-    return send(reply, index, false);
+    return send(request, reply, index, false);
   };
   // `/admin` and `/admin/` are one route (ignoreTrailingSlash); the wildcard takes everything below.
   app.get('/admin', { schema: { hide: true } }, handler);
