@@ -5,9 +5,9 @@ import { int, num, text, textOrNull, type Row } from '../db/row.js';
 /*
  * The analytics queries. Campaign figures come from campaign_counters (kept by the sender, bounce processing,
  * forwards and the tracking flush), so a page of campaigns is one keyset read whatever the number of deliveries.
- * The audience figures (domains, local parts) come from the rollups the triggers of routines/013_subscriber_rollups.sql
- * keep beside the subscribers: a domain's figures are the sum of its (up to 16) shard rows, and the top local parts
- * are the first rows of an index on their count.
+ * The audience figures by domain come from the rollups the triggers of routines/013_subscriber_rollups.sql keep
+ * beside the subscribers: a domain's figures are the sum of its (up to 16) shard rows. The top local parts are a
+ * snapshot (local-parts.service.ts).
  */
 
 export interface CampaignFigures {
@@ -141,26 +141,6 @@ export async function domainConfirmation(db: Executor, limit: number): Promise<D
       blacklisted: int(row, 'blacklisted'),
       total: int(row, 'total'),
     }),
-  );
-}
-
-export interface LocalPartRow {
-  localPart: string;
-  count: number;
-  allSubscribers: number;
-}
-
-/** Subscribers per local part (lower-cased part before `@`), most first, with the number of addresses overall. */
-export async function topLocalParts(db: Executor, limit: number): Promise<LocalPartRow[]> {
-  return queryRows(
-    db,
-    sql`select local_part, subscribers::int as count,
-          (select coalesce(sum(confirmed + unconfirmed + blacklisted), 0) from subscriber_domain_counts)::float8
-            as all_subscribers
-        from subscriber_local_part_counts where subscribers > 0
-        -- The top index's order (drizzle writes DESC NULLS LAST; the column is never null).
-        order by subscribers desc nulls last, local_part limit ${limit}`,
-    (row) => ({ localPart: text(row, 'local_part'), count: int(row, 'count'), allSubscribers: num(row, 'all_subscribers') }),
   );
 }
 

@@ -15,6 +15,7 @@ import {
   ViewOpens,
   STATISTICS_DENIED,
 } from './statistics.schemas.js';
+import * as localParts from './local-parts.service.js';
 import * as service from './statistics.service.js';
 
 const tags = ['statistics'];
@@ -108,7 +109,7 @@ export const statisticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: TopLocalParts, ...errorResponses(403) },
       },
     },
-    async (request) => service.topLocalParts(app.ctx, request.query.limit ?? 25),
+    async (request) => localParts.topLocalParts(app.ctx, request.query.limit ?? 25),
   );
 
   app.get(

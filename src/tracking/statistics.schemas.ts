@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_LIMIT } from '../shared/pagination.js';
-import { Nullable } from '../shared/schemas.js';
+import { DateTime, Nullable } from '../shared/schemas.js';
 
 /*
  * The analytics endpoints (reference §5.19, shapes §6.20). phpList's keys come first, in its order; ours (human
@@ -71,6 +71,14 @@ export const DomainConfirmation = Type.Object({
 export const TopLocalParts = Type.Object({
   local_parts: Type.Array(Type.Object({ local_part: Type.String(), count: Count, percentage: Percent })),
   total: Type.Integer({ description: 'Local parts in this answer' }),
+  computed_at: Type.Union([DateTime, Type.Null()], {
+    description: 'Ours: when the figures were computed (a snapshot of every address, refreshed in the background); null before the first',
+  }),
+  stale: Type.Boolean({
+    description:
+      'Ours: subscribers changed since `computed_at` (or there is no snapshot yet) and a refresh is running or due: the figures ' +
+      'are those of `computed_at`; ask again for newer ones',
+  }),
 });
 
 const Metric = Type.Object({

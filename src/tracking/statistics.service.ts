@@ -9,7 +9,6 @@ import type {
   DomainConfirmation,
   TopDomains,
   TopDomainsQuery,
-  TopLocalParts,
   ViewOpens,
 } from './statistics.schemas.js';
 
@@ -71,12 +70,6 @@ export async function domainConfirmation(ctx: AppContext, limit: number): Promis
     total: { count: r.total, percentage: 100 },
   }));
   return { domains, total: domains.length };
-}
-
-export async function topLocalParts(ctx: AppContext, limit: number): Promise<Static<typeof TopLocalParts>> {
-  const rows = await repo.topLocalParts(ctx.db, limit);
-  const local_parts = rows.map((r) => ({ local_part: r.localPart, count: r.count, percentage: percent(r.count, r.allSubscribers) }));
-  return { local_parts, total: local_parts.length };
 }
 
 const RECENT_CAMPAIGNS = 5;

@@ -1,43 +1,41 @@
--- Subscribers per domain and state (subscriber_domain_counts, 16 shards) and per local part
--- (subscriber_local_part_counts), for the analytics endpoints (tracking/statistics.repository.ts), kept by
--- statement-level triggers on subscribers reading the statement's transition tables, as 011_subscriber_count.sql
--- keeps the number of subscribers: an import of many addresses writes each touched counter row once.
--- The domain and local part are the text after and before the first `@`, lower-cased; addresses without `@` are
+-- Subscribers per domain and state (subscriber_domain_counts, 16 shards), for the analytics endpoints
+-- (tracking/statistics.repository.ts), kept by statement-level triggers on subscribers reading the statement's
+-- transition tables, as 011_subscriber_count.sql keeps the number of subscribers: an import of many addresses writes
+-- each touched counter row once. The domain is the text after the first `@`, lower-cased; addresses without `@` are
 -- not counted (reference §8.5). State: blacklisted, else confirmed, else unconfirmed.
--- Rows are written in key order so two statements that touch the same local parts take their locks in one order.
+-- Rows are written in key order so two statements that touch the same domains take their locks in one order.
+-- The local parts are a snapshot refreshed in the background (tracking/local-parts.service.ts): a counter row per
+-- distinct local part was as many rows as subscribers and a fifth of an import's cost (issue 24). These triggers
+-- only mark that snapshot dirty, with an update that finds nothing to do once it is marked.
 
--- New rows: one upsert per rollup, in one statement.
+-- Marks the local parts snapshot out of date (no row is written when it already is).
+CREATE OR REPLACE FUNCTION local_parts_snapshot_dirty() RETURNS void LANGUAGE sql AS $$
+  UPDATE analytics_snapshots SET dirty = true WHERE name = 'local_parts' AND NOT dirty
+$$;
+
+-- New rows: one upsert, in one statement.
 CREATE OR REPLACE FUNCTION subscriber_rollups_add() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  WITH d AS MATERIALIZED (
-    SELECT s.email, s.confirmed, s.blacklisted FROM new_subscribers s WHERE strpos(s.email, '@') > 0
-  ), domains AS (
-    INSERT INTO subscriber_domain_counts AS c (domain, shard, confirmed, unconfirmed, blacklisted)
-    SELECT lower(split_part(d.email, '@', 2)), pg_backend_pid() % 16,
-           count(*) FILTER (WHERE NOT d.blacklisted AND d.confirmed),
-           count(*) FILTER (WHERE NOT d.blacklisted AND NOT d.confirmed),
-           count(*) FILTER (WHERE d.blacklisted)
-    FROM d GROUP BY 1 ORDER BY 1
-    ON CONFLICT (domain, shard) DO UPDATE SET confirmed = c.confirmed + excluded.confirmed,
-      unconfirmed = c.unconfirmed + excluded.unconfirmed, blacklisted = c.blacklisted + excluded.blacklisted
-  )
-  INSERT INTO subscriber_local_part_counts AS c (local_part, subscribers)
-  SELECT lower(split_part(d.email, '@', 1)), count(*) FROM d GROUP BY 1 ORDER BY 1
-  ON CONFLICT (local_part) DO UPDATE SET subscribers = c.subscribers + excluded.subscribers;
+  INSERT INTO subscriber_domain_counts AS c (domain, shard, confirmed, unconfirmed, blacklisted)
+  SELECT lower(split_part(s.email, '@', 2)), pg_backend_pid() % 16,
+         count(*) FILTER (WHERE NOT s.blacklisted AND s.confirmed),
+         count(*) FILTER (WHERE NOT s.blacklisted AND NOT s.confirmed),
+         count(*) FILTER (WHERE s.blacklisted)
+  FROM new_subscribers s WHERE strpos(s.email, '@') > 0 GROUP BY 1 ORDER BY 1
+  ON CONFLICT (domain, shard) DO UPDATE SET confirmed = c.confirmed + excluded.confirmed,
+    unconfirmed = c.unconfirmed + excluded.unconfirmed, blacklisted = c.blacklisted + excluded.blacklisted;
+  PERFORM local_parts_snapshot_dirty();
   RETURN NULL;
 END
 $$;
 
 -- Rows that go or change, as parallel arrays (a trigger's transition tables are not visible to the functions it
--- calls): each row's email and state with +1 or -1, applied to both rollups. A local part left with no subscriber
--- is deleted, so its row does not linger at the end of the top index (a second statement: a row updated by a
--- statement cannot be deleted by the same one). Without sequential scans: its plan is kept for the session (README).
+-- calls): each row's email and state with +1 or -1. Without sequential scans: its plan is kept for the session
+-- (README).
 CREATE OR REPLACE FUNCTION subscriber_rollups_apply(emails text[], confirmeds boolean[], blacklisteds boolean[], signs int[])
 RETURNS void LANGUAGE plpgsql SET enable_seqscan = off AS $$
-DECLARE
-  emptied text[];
 BEGIN
-  WITH d AS MATERIALIZED (
+  WITH d AS (
     SELECT x.email, x.confirmed, x.blacklisted, x.sign
     FROM unnest(emails, confirmeds, blacklisteds, signs) AS x(email, confirmed, blacklisted, sign)
     WHERE strpos(x.email, '@') > 0
@@ -47,28 +45,19 @@ BEGIN
            coalesce(sum(d.sign) FILTER (WHERE NOT d.blacklisted AND NOT d.confirmed), 0) AS unconfirmed,
            coalesce(sum(d.sign) FILTER (WHERE d.blacklisted), 0) AS blacklisted
     FROM d GROUP BY 1
-  ), domains AS (
-    INSERT INTO subscriber_domain_counts AS c (domain, shard, confirmed, unconfirmed, blacklisted)
-    SELECT p.domain, pg_backend_pid() % 16, p.confirmed, p.unconfirmed, p.blacklisted
-    FROM per_domain p WHERE p.confirmed <> 0 OR p.unconfirmed <> 0 OR p.blacklisted <> 0 ORDER BY 1
-    ON CONFLICT (domain, shard) DO UPDATE SET confirmed = c.confirmed + excluded.confirmed,
-      unconfirmed = c.unconfirmed + excluded.unconfirmed, blacklisted = c.blacklisted + excluded.blacklisted
-  ), local_parts AS (
-    INSERT INTO subscriber_local_part_counts AS c (local_part, subscribers)
-    SELECT lower(split_part(d.email, '@', 1)), sum(d.sign) FROM d GROUP BY 1 HAVING sum(d.sign) <> 0 ORDER BY 1
-    ON CONFLICT (local_part) DO UPDATE SET subscribers = c.subscribers + excluded.subscribers
-    RETURNING c.local_part, c.subscribers
   )
-  SELECT array_agg(l.local_part) FILTER (WHERE l.subscribers <= 0) INTO emptied FROM local_parts l;
-  IF emptied IS NOT NULL THEN
-    DELETE FROM subscriber_local_part_counts WHERE local_part = ANY (emptied) AND subscribers <= 0;
-  END IF;
+  INSERT INTO subscriber_domain_counts AS c (domain, shard, confirmed, unconfirmed, blacklisted)
+  SELECT p.domain, pg_backend_pid() % 16, p.confirmed, p.unconfirmed, p.blacklisted
+  FROM per_domain p WHERE p.confirmed <> 0 OR p.unconfirmed <> 0 OR p.blacklisted <> 0 ORDER BY 1
+  ON CONFLICT (domain, shard) DO UPDATE SET confirmed = c.confirmed + excluded.confirmed,
+    unconfirmed = c.unconfirmed + excluded.unconfirmed, blacklisted = c.blacklisted + excluded.blacklisted;
 END
 $$;
 CREATE OR REPLACE FUNCTION subscriber_rollups_remove() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM subscriber_rollups_apply(array_agg(s.email), array_agg(s.confirmed), array_agg(s.blacklisted), array_agg(-1))
   FROM old_subscribers s HAVING count(*) > 0;
+  PERFORM local_parts_snapshot_dirty();
   RETURN NULL;
 END
 $$;
@@ -84,6 +73,9 @@ BEGIN
   WHERE o.email IS DISTINCT FROM n.email OR o.confirmed IS DISTINCT FROM n.confirmed
      OR o.blacklisted IS DISTINCT FROM n.blacklisted
   HAVING count(*) > 0;
+  IF EXISTS (SELECT 1 FROM old_subscribers o JOIN new_subscribers n ON n.id = o.id WHERE o.email IS DISTINCT FROM n.email) THEN
+    PERFORM local_parts_snapshot_dirty();
+  END IF;
   RETURN NULL;
 END
 $$;
@@ -91,7 +83,7 @@ $$;
 CREATE OR REPLACE FUNCTION subscriber_rollups_clear() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   DELETE FROM subscriber_domain_counts;
-  DELETE FROM subscriber_local_part_counts;
+  PERFORM local_parts_snapshot_dirty();
   RETURN NULL;
 END
 $$;
@@ -104,13 +96,10 @@ BEGIN
   ) THEN
     LOCK TABLE subscribers IN SHARE MODE;
     DELETE FROM subscriber_domain_counts;
-    DELETE FROM subscriber_local_part_counts;
     INSERT INTO subscriber_domain_counts (domain, shard, confirmed, unconfirmed, blacklisted)
     SELECT lower(split_part(email, '@', 2)), 0, count(*) FILTER (WHERE NOT blacklisted AND confirmed),
            count(*) FILTER (WHERE NOT blacklisted AND NOT confirmed), count(*) FILTER (WHERE blacklisted)
     FROM subscribers WHERE strpos(email, '@') > 0 GROUP BY 1;
-    INSERT INTO subscriber_local_part_counts (local_part, subscribers)
-    SELECT lower(split_part(email, '@', 1)), count(*) FROM subscribers WHERE strpos(email, '@') > 0 GROUP BY 1;
   END IF;
 END
 $$;

@@ -1,4 +1,4 @@
-import { bigint, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 /*
  * Rollups of the subscribers for the analytics endpoints, kept by statement-level triggers on subscribers
@@ -24,9 +24,10 @@ export const subscriberDomainCounts = pgTable(
 );
 
 /**
- * Subscribers per local part (lower-cased part before the first `@`). One row per local part, not sharded: the top
- * local parts are read from the index on the count, which a sum over shards could not use; a local part is shared
- * by few concurrent writers, unlike a domain.
+ * The most common local parts (lower-cased part before the first `@`), as of the last snapshot
+ * (`analytics_snapshots` row `local_parts`): the top LOCAL_PART_SNAPSHOT_SIZE, recomputed in the background
+ * (tracking/local-parts.service.ts). Kept per write until issue 24 it was a row per distinct local part, as many rows
+ * as subscribers, and a fifth of an import's cost.
  */
 export const subscriberLocalPartCounts = pgTable(
   'subscriber_local_part_counts',
@@ -36,3 +37,18 @@ export const subscriberLocalPartCounts = pgTable(
   },
   (t) => [index('subscriber_local_part_counts_top_idx').on(t.subscribers.desc(), t.localPart)],
 );
+
+/**
+ * Analytics figures kept as snapshots, one row per figure. `dirty`: the data changed since the last refresh began
+ * (set by the statement-level triggers on subscribers, a no-op when already set); `refreshing_since`: a refresh is
+ * running (a claim, taken over after a timeout); `total`: the figure's denominator at `computed_at`.
+ */
+export const analyticsSnapshots = pgTable('analytics_snapshots', {
+  name: text('name').primaryKey(),
+  computedAt: timestamp('computed_at', { withTimezone: true }),
+  refreshingSince: timestamp('refreshing_since', { withTimezone: true }),
+  dirty: boolean('dirty').notNull().default(true),
+  total: bigint('total', { mode: 'number' }).notNull().default(0),
+  /** How long the last refresh took: a slow one is not repeated more often than every ten times that. */
+  refreshMs: integer('refresh_ms').notNull().default(0),
+});

@@ -4,12 +4,15 @@ import { api, unwrap } from '../api/client';
 import { useApi, type Loadable } from '../api/useApi';
 import { Link, useLocation, withQuery } from '../router';
 import { formatDateTime } from '../ui/dates';
+import { usePoll } from '../ui/poll';
 import type { Series } from '../ui/Chart';
 import { ErrorState, Loading, PageHeader, Pager, formatCount as n } from '../ui/kit';
 
 const Chart = lazy(() => import('../ui/Chart'));
 
 const PAGE = 20;
+/** How often a snapshot being refreshed (the top local parts) is asked for again. */
+const SNAPSHOT_POLL_MS = 2_000;
 const pct = (value: number) => `${value.toFixed(1)}%`;
 
 /**
@@ -33,6 +36,8 @@ export default function Analytics() {
   const domains = useApi(() => unwrap(api.GET('/api/v2/analytics/domains/top', { params: { query: { limit: 10, min_subscribers: 1 } } })), []);
   const confirmation = useApi(() => unwrap(api.GET('/api/v2/analytics/domains/confirmation', { params: { query: { limit: 10 } } })), []);
   const localParts = useApi(() => unwrap(api.GET('/api/v2/analytics/local-parts/top', { params: { query: { limit: 10 } } })), []);
+  // A snapshot being refreshed in the background (issue 24): asked again until it is up to date.
+  usePoll(async () => localParts.reload(), SNAPSHOT_POLL_MS, localParts.data?.stale === true, true);
 
   return (
     <>
@@ -128,6 +133,7 @@ export default function Analytics() {
           id="top-local-parts"
           state={localParts}
           rows={(data) => data.local_parts}
+          empty={(data) => (data.computed_at ? 'No subscribers yet.' : 'Counting the addresses…')}
           chart={(rows) => ({
             title: 'The ten most common local parts of addresses',
             labels: rows.map((l) => l.local_part),
@@ -135,12 +141,19 @@ export default function Analytics() {
             height: 220,
           })}
         >
-          {(rows) => (
-            <Table
-              label="Top local parts table"
-              head={['Local part', 'Addresses', 'Share']}
-              rows={rows.map((l) => ({ key: l.local_part, cells: [l.local_part, n(l.count), pct(l.percentage)] }))}
-            />
+          {(rows, data) => (
+            <>
+              <Table
+                label="Top local parts table"
+                head={['Local part', 'Addresses', 'Share']}
+                rows={rows.map((l) => ({ key: l.local_part, cells: [l.local_part, n(l.count), pct(l.percentage)] }))}
+              />
+              {/* A snapshot refreshed in the background (issue 24): say how old it is. */}
+              <p className="muted" data-testid="local-parts-as-of">
+                {data.computed_at ? `As of ${formatDateTime(data.computed_at)}` : 'Not counted yet'}
+                {data.stale ? ' · updating…' : ''}
+              </p>
+            </>
           )}
         </ChartSection>
       </div>
@@ -205,7 +218,7 @@ function ChartSection<T, R>({
   id: string;
   state: Loadable<T> & { reload: () => void };
   rows: (data: T) => R[];
-  empty?: string;
+  empty?: string | ((data: T) => string);
   chart: (rows: R[]) => ChartProps;
   children: (rows: R[], data: T) => ReactNode;
 }) {
@@ -213,7 +226,7 @@ function ChartSection<T, R>({
     if (state.status === 'error') return <ErrorState error={state.error} retry={state.reload} />;
     if (state.data === undefined) return <Loading />;
     const items = rows(state.data);
-    if (items.length === 0) return <p className="muted">{empty}</p>;
+    if (items.length === 0) return <p className="muted">{typeof empty === 'function' ? empty(state.data) : empty}</p>;
     const c = chart(items);
     return (
       <>
