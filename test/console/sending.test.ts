@@ -265,7 +265,10 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
       .getByRole('row', { name: /example\.org 300/ })
       .waitFor();
     // The local parts are a snapshot (issue 24): the section says when it was taken.
-    await page.getByTestId('local-parts-as-of').filter({ hasText: /^As of \d{1,2} \w{3} \d{4}, \d{2}:\d{2}$/ }).waitFor();
+    await page
+      .getByTestId('local-parts-as-of')
+      .filter({ hasText: /^As of \d{1,2} \w{3} \d{4}, \d{2}:\d{2}$/ })
+      .waitFor();
     // The charts draw once their lazily loaded module arrives: wait for the fourth before counting.
     await page.locator('.chart canvas').nth(3).waitFor();
     assert.equal(await page.locator('.chart canvas').count(), 4);
