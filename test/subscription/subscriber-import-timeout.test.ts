@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { loadConfig } from '../../src/config.js';
 import { subscriptions } from '../../src/db/schema/index.js';
 import { createList } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
+import { pauseTrigger } from '../pause-trigger.js';
 
 /*
  * An import that takes the database longer than REQUEST_TIMEOUT_MS still answers: its body is taken at the speed it
@@ -26,19 +27,8 @@ before(async () => {
   const requests = { ...loadConfig({}).requests, timeoutMs: TIMEOUT_MS, idleTimeoutMs: TIMEOUT_MS };
   t = await startTestApp({ requests });
   base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-  for (const statement of [
-    'create table import_pause (seconds float8)',
-    'insert into import_pause values (2)',
-    `create function import_pause() returns trigger language plpgsql as $$
-     declare pause float8;
-     begin
-       delete from import_pause returning seconds into pause;
-       if pause is not null then perform pg_sleep(pause); end if;
-       return null;
-     end $$`,
-    'create trigger import_pause after insert on subscribers for each statement execute function import_pause()',
-  ])
-    await t.db.execute(sql.raw(statement));
+  const { pause } = await pauseTrigger(t.db, 'import_pause', { table: 'subscribers', event: 'insert' });
+  await pause(2);
 });
 after(() => t.close());
 

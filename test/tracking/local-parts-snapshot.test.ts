@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { createSubscriber } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
+import { pauseTrigger } from '../pause-trigger.js';
 
 /*
  * The top local parts are a snapshot refreshed off the write path (issue 24): writes to subscribers only mark it
@@ -13,6 +14,7 @@ import { startTestApp, type TestApp } from '../helper.js';
 
 let t: TestApp;
 let headers: Record<string, string>;
+let pause: (seconds: number) => Promise<unknown>;
 const top = async () => {
   const res = await t.inject({ method: 'GET', url: '/api/v2/analytics/local-parts/top?limit=3', headers });
   assert.equal(res.statusCode, 200, res.body);
@@ -23,18 +25,7 @@ before(async () => {
   t = await startTestApp();
   ({ headers } = await t.adminWithSession());
   for (const email of ['info@a.example', 'info@b.example', 'sales@a.example']) await createSubscriber(t.db, { email });
-  for (const statement of [
-    'create table refresh_pause (seconds float8)',
-    `create function refresh_pause() returns trigger language plpgsql as $$
-     declare pause float8;
-     begin
-       delete from refresh_pause returning seconds into pause;
-       if pause is not null then perform pg_sleep(pause); end if;
-       return null;
-     end $$`,
-    'create trigger refresh_pause after delete on subscriber_local_part_counts for each statement execute function refresh_pause()',
-  ])
-    await t.db.execute(sql.raw(statement));
+  ({ pause } = await pauseTrigger(t.db, 'refresh_pause', { table: 'subscriber_local_part_counts', event: 'delete' }));
 });
 after(() => t.close());
 
@@ -77,7 +68,7 @@ describe('top local parts: a snapshot refreshed in the background', () => {
     async () => {
       const before = await top();
       await createSubscriber(t.db, { email: 'office@b.example' });
-      await t.db.execute(sql`insert into refresh_pause values (2)`);
+      await pause(2);
       const started = Date.now();
       const during = await top();
       assert.ok(Date.now() - started < 1500, `answered after ${Date.now() - started} ms`);
