@@ -228,8 +228,10 @@ describe('console: attribute options (required, default, editable by subscribers
     const days = await define({ name: 'Days', type: 'checkboxgroup', options: [{ name: 'Mon' }, { name: 'Tue' }], default_value: 'Sun,Tue' });
 
     const page = await openSignedIn(h, session, '/admin/attributes');
+    // The dialog closes once everything is written; the notice alone may still be the previous save's of the same name.
     const save = async (name: string) => {
       await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('dialog').waitFor({ state: 'hidden' });
       await page.getByText(`“${name}” saved.`).waitFor();
     };
     // Shown in the table as stored where it names no option, by the option's name where it names one by id.

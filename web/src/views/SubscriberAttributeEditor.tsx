@@ -106,9 +106,11 @@ export function SubscriberAttributeEditor(props: EditorProps<AttributeDefinition
         return;
       }
       const saved = await unwrap(api.PUT('/api/v2/attributes/{definitionId}', { params: { path: { definitionId: d.id } }, body }));
-      // The API keeps an option that some subscriber's value uses, even when it was left out.
-      const wanted = new Set(options.map((o) => o.id));
-      kept = saved.options.filter((o) => !wanted.has(o.id)).map((o) => o.name);
+      // The API keeps an option that some subscriber's value uses, even when it was left out. Options added here come
+      // back with ids of their own: they are known by name.
+      const wanted = new Set(options.flatMap((o) => (o.id !== null ? [o.id] : [])));
+      const added = new Set(options.filter((o) => o.id === null).map((o) => o.name.trim()));
+      kept = saved.options.filter((o) => !wanted.has(o.id) && !added.has(o.name.trim())).map((o) => o.name);
     });
     if (!ok) return;
     props.onSaved(
