@@ -53,8 +53,9 @@ export function knownMigrations(): string[] {
 }
 
 /**
- * Tables a freshly migrated database already holds rows in (the routines seed them): a restore replaces their rows
- * instead of counting them as data in the way. The installation secrets are the backup's, so links mailed before
- * the move (tracking, unsubscribe) keep working after it.
+ * Tables a freshly migrated database already holds rows in (the routines and migrations seed them): a restore
+ * replaces their rows instead of counting them as data in the way. The installation secrets are the backup's, so
+ * links mailed before the move (tracking, unsubscribe) keep working after it; the analytics snapshots' state goes
+ * with the snapshot rows it describes.
  */
-export const SEEDED_TABLES: ReadonlySet<string> = new Set(['installation_secrets', 'subscriber_counts']);
+export const SEEDED_TABLES: ReadonlySet<string> = new Set(['installation_secrets', 'subscriber_counts', 'analytics_snapshots']);
