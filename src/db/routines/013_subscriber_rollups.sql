@@ -65,15 +65,23 @@ $$;
 -- An update counts only the rows whose address or state changed (most updates touch neither): the old values out,
 -- the new ones in.
 CREATE OR REPLACE FUNCTION subscriber_rollups_change() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  emails text[]; confirmeds boolean[]; blacklisteds boolean[]; signs int[];
+  renamed boolean;
 BEGIN
-  PERFORM subscriber_rollups_apply(array_agg(x.email), array_agg(x.confirmed), array_agg(x.blacklisted), array_agg(x.sign))
+  -- One pass over the statement's rows: what the domain rollup needs, and whether any address changed.
+  SELECT array_agg(x.email), array_agg(x.confirmed), array_agg(x.blacklisted), array_agg(x.sign),
+         coalesce(bool_or(o.email IS DISTINCT FROM n.email), false)
+    INTO emails, confirmeds, blacklisteds, signs, renamed
   FROM old_subscribers o JOIN new_subscribers n ON n.id = o.id
   CROSS JOIN LATERAL (VALUES (o.email, o.confirmed, o.blacklisted, -1), (n.email, n.confirmed, n.blacklisted, 1))
     AS x(email, confirmed, blacklisted, sign)
   WHERE o.email IS DISTINCT FROM n.email OR o.confirmed IS DISTINCT FROM n.confirmed
-     OR o.blacklisted IS DISTINCT FROM n.blacklisted
-  HAVING count(*) > 0;
-  IF EXISTS (SELECT 1 FROM old_subscribers o JOIN new_subscribers n ON n.id = o.id WHERE o.email IS DISTINCT FROM n.email) THEN
+     OR o.blacklisted IS DISTINCT FROM n.blacklisted;
+  IF emails IS NOT NULL THEN
+    PERFORM subscriber_rollups_apply(emails, confirmeds, blacklisteds, signs);
+  END IF;
+  IF renamed THEN
     PERFORM local_parts_snapshot_dirty();
   END IF;
   RETURN NULL;
