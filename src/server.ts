@@ -2,10 +2,11 @@ import { buildApp } from './app.js';
 import { ensureFirstAdministrator, signInHelp } from './identity/index.js';
 import { startBounceMailbox, type BounceMailbox } from './messaging/index.js';
 import { startMailQueue, type MailQueueDrainer } from './mail/index.js';
-import { configOrExit, runMain, stopOnSignals, tellOperator } from './process.js';
+import { configOrExit, runMain, stopOnSignals, tellOperator, type Stoppable } from './process.js';
 import { startWorker, type SendWorker } from './sending/index.js';
 import { HOME_PAGE } from './system.routes.js';
 import { startWebhookSender, type WebhookSender } from './webhooks/index.js';
+import { startEmailSearchFold } from './subscription/index.js';
 
 /** The process: configuration, the app, listening, and a graceful close on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -18,11 +19,12 @@ async function main(): Promise<void> {
   let bounceMailbox: BounceMailbox | null = null;
   let mailQueue: MailQueueDrainer | null = null;
   let webhookSender: WebhookSender | null = null;
+  let emailSearchFold: Stoppable | null = null;
   signals.arm({
     app,
     // The sender first: it finishes the mails in flight and hands unsent claimed records back while the database
     // is still open.
-    parts: () => [worker, mailQueue, bounceMailbox, webhookSender],
+    parts: () => [worker, mailQueue, bounceMailbox, webhookSender, emailSearchFold],
     message: 'shutting down: finishing in-flight requests',
     capMs: 20_000,
   });
@@ -39,6 +41,8 @@ async function main(): Promise<void> {
   if (config.sendWorker) bounceMailbox = startBounceMailbox(app.ctx);
   // Webhook events are posted by the same processes (issue 27).
   if (config.sendWorker) webhookSender = startWebhookSender(app.ctx);
+  // The e-mail search's index is brought up to date by every API process (subscription/email-search.fold.ts).
+  emailSearchFold = startEmailSearchFold(app.ctx);
   const where = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
   const storage = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
   tellOperator(`\nMailroom is listening on ${where} (storage: ${storage}, mail: ${app.ctx.mailer.kind}).\n`);

@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { sqlArray } from '../db/client.js';
+import { emailMatchSql } from '../subscription/index.js';
 import type { AttributeCondition, CompareOp, Condition, GroupCondition, LeafCondition } from './segment.definition.js';
 
 /*
@@ -148,11 +149,11 @@ function leaf(c: LeafCondition, of: Correlate): SQL {
         case 'equals':
           return sql`lower(s.email) = lower(${c.text})`;
         case 'contains':
-          return sql`s.email ilike ${`%${likeLiteral(c.text)}%`}`;
+          return emailMatchSql(`%${likeLiteral(c.text)}%`, c.text);
         case 'not_contains':
           return sql`s.email not ilike ${`%${likeLiteral(c.text)}%`}`;
         case 'domain_is':
-          return sql`s.email ilike ${`%@${likeLiteral(c.text)}`}`;
+          return emailMatchSql(`%@${likeLiteral(c.text)}`, c.text);
         case 'domain_is_not':
           return sql`s.email not ilike ${`%@${likeLiteral(c.text)}`}`;
       }

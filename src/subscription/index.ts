@@ -11,6 +11,8 @@ export { loadDefinitionsWithOptions } from './attribute.repository.js';
 export type { DefinitionWithOptions } from './attribute.repository.js';
 export { MAX_VALUE_LENGTH, OPTION_TYPES } from './attribute.schemas.js';
 export { blacklistedAmong } from './blacklist.repository.js';
+export { startEmailSearchFold } from './email-search.fold.js';
+export { emailMatchSql } from './email-search.repository.js';
 export { originOf } from './history-origin.js';
 export { LEAVE_LOCK, STILL_IN_AUDIENCE } from './leave.repository.js';
 export { leave, leaveInTransaction, previewLeave } from './leave.service.js';

@@ -1,3 +1,4 @@
+import { emailMatchText } from './email-search.repository.js';
 import type { AttributeMatch } from './subscriber.schemas.js';
 
 /*
@@ -57,8 +58,11 @@ export function filterConditions(filter: SubscriberFilter, values: unknown[]): F
   }
   if (filter.find) {
     const column = FIND_COLUMNS[filter.find.column];
-    conditions.push(`s.${column} ilike ${param(likeContains(filter.find.value))}`);
-    shape.push(`f${column}`);
+    const pattern = param(likeContains(filter.find.value));
+    // The e-mail search goes through its trigram index (email-search.repository.ts).
+    const match = column === 'email' ? emailMatchText(pattern, filter.find.value) : null;
+    conditions.push(match?.text ?? `s.${column} ilike ${pattern}`);
+    shape.push(match?.indexed ? `f${column}_indexed` : `f${column}`);
   }
   if (filter.attribute) {
     const { definitionId, value, match } = filter.attribute;

@@ -67,11 +67,12 @@ $$;
 CREATE OR REPLACE FUNCTION subscriber_rollups_change() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   emails text[]; confirmeds boolean[]; blacklisteds boolean[]; signs int[];
-  renamed boolean;
+  renamed int[];
 BEGIN
-  -- One pass over the statement's rows: what the domain rollup needs, and whether any address changed.
+  -- One pass over the statement's rows: what the domain rollup needs, and the rows whose address changed (for the
+  -- local parts snapshot and the e-mail search's copy, 015_subscriber_email_search.sql).
   SELECT array_agg(x.email), array_agg(x.confirmed), array_agg(x.blacklisted), array_agg(x.sign),
-         coalesce(bool_or(o.email IS DISTINCT FROM n.email), false)
+         array_agg(DISTINCT n.id) FILTER (WHERE o.email IS DISTINCT FROM n.email)
     INTO emails, confirmeds, blacklisteds, signs, renamed
   FROM old_subscribers o JOIN new_subscribers n ON n.id = o.id
   CROSS JOIN LATERAL (VALUES (o.email, o.confirmed, o.blacklisted, -1), (n.email, n.confirmed, n.blacklisted, 1))
@@ -81,8 +82,9 @@ BEGIN
   IF emails IS NOT NULL THEN
     PERFORM subscriber_rollups_apply(emails, confirmeds, blacklisteds, signs);
   END IF;
-  IF renamed THEN
+  IF renamed IS NOT NULL THEN
     PERFORM local_parts_snapshot_dirty();
+    PERFORM subscriber_email_search_changed(renamed);
   END IF;
   RETURN NULL;
 END

@@ -1,0 +1,97 @@
+import type { Stoppable } from '../process.js';
+import type { AppContext } from '../context.js';
+import type { Db } from '../db/client.js';
+import { claimPending, copyAddresses, settleRanges, type PendingRange } from './email-search.repository.js';
+
+/*
+ * The background fold of the e-mail search's copy (email-search.repository.ts): every process that serves the API
+ * runs one; they share the pending ranges through row locks (skip locked), so two never fold the same range.
+ */
+
+/**
+ * Ids per fold transaction: a few hundred milliseconds of trigram extraction on the embedded database, whose one
+ * connection the API's requests wait for meanwhile.
+ */
+const FOLD_IDS = 5_000;
+/** Ranges looked at per fold (an import leaves one per 1,000-row statement). */
+const CLAIM_RANGES = 100;
+/** How long the fold waits when there was nothing to fold, or after a failure. */
+const IDLE_MS = 2_000;
+/** A pause between two folds of a long backlog, so other work on the database goes first. */
+const BETWEEN_FOLDS_MS = 20;
+
+/**
+ * One fold: up to FOLD_IDS ids of the oldest pending ranges, in one transaction. Returns how many ids it covered
+ * (0: nothing was pending, or another process holds all of it).
+ */
+export async function foldOnce(db: Db, foldIds = FOLD_IDS): Promise<number> {
+  return db.transaction(async (tx) => {
+    const ranges = await claimPending(tx, CLAIM_RANGES);
+    const take: { lo: number; hi: number }[] = [];
+    const done: number[] = [];
+    let narrowed: PendingRange | null = null;
+    let covered = 0;
+    for (const range of ranges) {
+      const room = foldIds - covered;
+      if (room <= 0) break;
+      const span = range.hi - range.lo + 1;
+      if (span <= room) {
+        take.push(range);
+        done.push(range.id);
+        covered += span;
+      } else {
+        // The rest of a large range (the ids already there when the copy was made) waits for the next fold.
+        take.push({ lo: range.lo, hi: range.lo + room - 1 });
+        narrowed = { ...range, lo: range.lo + room };
+        covered += room;
+      }
+    }
+    if (take.length === 0) return 0;
+    await copyAddresses(tx, take);
+    await settleRanges(tx, done, narrowed);
+    return covered;
+  });
+}
+
+/** Folds until nothing is pending (tests, benches, and the fold loop's long backlogs). */
+export async function foldAll(db: Db): Promise<number> {
+  let total = 0;
+  for (let covered = await foldOnce(db); covered > 0; covered = await foldOnce(db)) total += covered;
+  return total;
+}
+
+/** Starts the fold loop of this process; `stop()` lets a fold in progress finish. */
+export function startEmailSearchFold(ctx: AppContext): Stoppable {
+  let stopping = false;
+  let wake: (() => void) | null = null;
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => resolve(), ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  async function loop(): Promise<void> {
+    while (!stopping) {
+      let covered = 0;
+      try {
+        covered = await foldOnce(ctx.db);
+      } catch (err) {
+        ctx.log.error({ err }, 'e-mail search: fold failed; retrying');
+      }
+      if (stopping) break;
+      await pause(covered > 0 ? BETWEEN_FOLDS_MS : IDLE_MS);
+    }
+  }
+
+  const running = loop();
+  return {
+    async stop() {
+      stopping = true;
+      wake?.();
+      await running;
+    },
+  };
+}
