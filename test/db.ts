@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createDatabase, type Database } from '../src/db/client.js';
@@ -7,7 +8,7 @@ import { migrationsFolder, routinesFolder } from '../src/db/migrate.js';
 
 /*
  * The golden database: migrated once per test run (test/prepare.ts), cloned for every test file, so files are
- * isolated and none pays for migrating. PGlite: a data-dir dump loaded into a fresh in-memory instance.
+ * isolated and none pays for migrating. PGlite: a copy of a migrated DATA_DIR in a temporary directory.
  * PostgreSQL (DATABASE_URL set): CREATE DATABASE … TEMPLATE.
  */
 
@@ -39,6 +40,14 @@ export function goldenPglitePath(): string {
   return join(process.cwd(), '.cache', `golden-pglite-${migrationsHash()}.tar.gz`);
 }
 
+/**
+ * The same database as a DATA_DIR on disk, which each test file copies: opening a copy took half the time of loading
+ * the dump into memory (1.0 against 1.8 s here, of 2.3 s of CPU), once per test app, some 250 times a run.
+ */
+export function goldenPgliteDataDir(): string {
+  return join(process.cwd(), '.cache', `golden-pglite-${migrationsHash()}`);
+}
+
 export function withDatabaseName(url: string, name: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${name}`;
@@ -55,10 +64,27 @@ export interface TestDatabase {
 export async function openTestDatabase(): Promise<TestDatabase> {
   const baseUrl = process.env.DATABASE_URL ?? '';
   if (!baseUrl) {
-    const path = goldenPglitePath();
-    if (!existsSync(path)) throw new Error(`No golden database at ${path}: run \`${PREPARE}\` first (npm test runs it too).`);
-    const database = await createDatabase({ databaseUrl: '', dataDir: 'memory://', loadDataDir: new Blob([readFileSync(path)]) });
-    return { database, url: '', drop: async () => {} };
+    const golden = goldenPgliteDataDir();
+    if (!existsSync(golden)) throw new Error(`No golden database in ${golden}: run \`${PREPARE}\` first (npm test runs it too).`);
+    const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-test-'));
+    const remove = () => rmSync(dataDir, { recursive: true, force: true });
+    // A test that dies without closing its database leaves no copy behind.
+    process.once('exit', remove);
+    cpSync(golden, dataDir, { recursive: true });
+    const database = await createDatabase({ databaseUrl: '', dataDir, sharedBuffers: '16MB' });
+    const close = database.close;
+    return {
+      database: {
+        ...database,
+        async close() {
+          await close();
+          remove();
+          process.off('exit', remove);
+        },
+      },
+      url: '',
+      drop: async () => {},
+    };
   }
   const name = `${TEST_PG_PREFIX}${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: baseUrl });

@@ -1,16 +1,16 @@
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { createDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
-import { GOLDEN_PG_DATABASE, TEST_PG_PREFIX, goldenPglitePath, withDatabaseName } from './db.js';
+import { GOLDEN_PG_DATABASE, TEST_PG_PREFIX, goldenPgliteDataDir, goldenPglitePath, withDatabaseName } from './db.js';
 
 /** Runs once before the test files: builds the golden database they clone. */
 async function main(): Promise<void> {
   const url = process.env.DATABASE_URL ?? '';
   if (!url) {
     const path = goldenPglitePath();
-    if (existsSync(path)) return;
+    if (existsSync(path) && existsSync(goldenPgliteDataDir())) return;
     const database = await createDatabase({ databaseUrl: '', dataDir: 'memory://' });
     await migrate(database);
     const client = (database.db as unknown as { $client: { dumpDataDir(c: 'gzip'): Promise<Blob> } }).$client;
@@ -18,6 +18,10 @@ async function main(): Promise<void> {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, Buffer.from(await dump.arrayBuffer()));
     await database.close();
+    // The copy each test file starts from (test/db.ts), written by PGlite itself from the dump.
+    rmSync(goldenPgliteDataDir(), { recursive: true, force: true });
+    const onDisk = await createDatabase({ databaseUrl: '', dataDir: goldenPgliteDataDir(), loadDataDir: new Blob([readFileSync(path)]) });
+    await onDisk.close();
     console.log(`golden PGlite database written to ${path}`);
     return;
   }

@@ -19,6 +19,8 @@ export interface ThreadStart {
   path: string;
   /** A dump to start from (tests' golden database). */
   loadDataDir?: Uint8Array;
+  /** PostgreSQL's shared_buffers, when not PGlite's default (128MB). */
+  sharedBuffers?: string;
 }
 
 /** A call of the database thread; the request carries an id its reply names. */
@@ -89,9 +91,9 @@ export class PgliteThread {
   }
 
   /** Starts the thread and opens the database in it; rejects with PGlite's own error (errno for DATA_DIR checks). */
-  static async start(path: string, loadDataDir?: Blob): Promise<PgliteThread> {
+  static async start(path: string, loadDataDir?: Blob, sharedBuffers?: string): Promise<PgliteThread> {
     const bytes = loadDataDir ? new Uint8Array(await loadDataDir.arrayBuffer()) : undefined;
-    const worker = spawn({ path, loadDataDir: bytes }, bytes ? [bytes.buffer as ArrayBuffer] : []);
+    const worker = spawn({ path, loadDataDir: bytes, sharedBuffers }, bytes ? [bytes.buffer as ArrayBuffer] : []);
     let onMessage!: (reply: StartReply) => void;
     let onError!: (err: Error) => void;
     let onExit!: (code: number) => void;

@@ -103,7 +103,12 @@ async function open(): Promise<PGlite | undefined> {
   try {
     const loadDataDir = start.loadDataDir ? new Blob([start.loadDataDir]) : undefined;
     // pg_trgm backs the e-mail substring search's index (routines/050_subscriber_email_trigram.sql).
-    return await PGlite.create(start.path, { extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) });
+    const startParams = start.sharedBuffers ? [...PGlite.defaultStartParams, '-c', `shared_buffers=${start.sharedBuffers}`] : undefined;
+    return await PGlite.create(start.path, {
+      extensions: { pg_trgm },
+      ...(loadDataDir ? { loadDataDir } : {}),
+      ...(startParams ? { startParams } : {}),
+    });
   } catch (err) {
     port.postMessage({ started: false, error: wireError(err) });
     return undefined;
