@@ -23,7 +23,7 @@ import { attributeColumnRoutes } from './subscription/attribute-columns.routes.j
 import { subscriberExportRoutes } from './subscription/subscriber-export.routes.js';
 import { subscriberImportRoutes } from './subscription/subscriber-import.routes.js';
 import { subscriberRoutes } from './subscription/subscriber.routes.js';
-import { registerConfirmationMail } from './subscription/index.js';
+import { collectEmailSearchMetrics, registerConfirmationMail } from './subscription/index.js';
 import { collectMailQueueMetrics, settingsMailer, stopMailQueues, type Mailer } from './mail/index.js';
 import { SettingsStore } from './settings/index.js';
 import { settingsRoutes } from './settings/settings.routes.js';
@@ -186,7 +186,12 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     config,
     database,
     backlog: () => events.pending,
-    collectors: [() => collectSendMetrics(ctx), () => collectWebhookMetrics(ctx), () => collectMailQueueMetrics(ctx)],
+    collectors: [
+      () => collectSendMetrics(ctx),
+      () => collectWebhookMetrics(ctx),
+      () => collectMailQueueMetrics(ctx),
+      () => collectEmailSearchMetrics(ctx),
+    ],
   });
   if (config.corsOrigins.length > 0) {
     await app.register(cors, {

@@ -47,6 +47,7 @@ describe('GET /metrics', () => {
       'mailroom_mail_queue_waiting{state="new"}',
       'mailroom_mail_queue_waiting{state="retrying"}',
       'mailroom_webhooks_pending',
+      'mailroom_email_search_pending_ids',
     ]) {
       assert.ok(res.body.includes(`\n${name} `) || res.body.startsWith(`${name} `), `${name} missing`);
     }

@@ -91,6 +91,12 @@ export const webhooksPending = new Gauge({
   registers: [registry],
 });
 
+export const emailSearchBehind = new Gauge({
+  name: 'mailroom_email_search_pending_ids',
+  help: 'Subscriber ids whose address the e-mail search index has not yet taken in (folded in the background; searches stay exact)',
+  registers: [registry],
+});
+
 export const mailQueueWaiting = new Gauge({
   name: 'mailroom_mail_queue_waiting',
   help: 'System mail to one person (confirmation, list-join, address change, password reset) waiting to leave, by whether an attempt has failed',

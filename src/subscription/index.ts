@@ -11,7 +11,7 @@ export { loadDefinitionsWithOptions } from './attribute.repository.js';
 export type { DefinitionWithOptions } from './attribute.repository.js';
 export { MAX_VALUE_LENGTH, OPTION_TYPES } from './attribute.schemas.js';
 export { blacklistedAmong } from './blacklist.repository.js';
-export { startEmailSearchFold } from './email-search.fold.js';
+export { collectEmailSearchMetrics, startEmailSearchFold } from './email-search.fold.js';
 export { emailMatchSql } from './email-search.repository.js';
 export { originOf } from './history-origin.js';
 export { LEAVE_LOCK, STILL_IN_AUDIENCE } from './leave.repository.js';

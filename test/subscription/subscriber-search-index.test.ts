@@ -98,6 +98,8 @@ describe('the e-mail search', () => {
     );
     await createSubscriber(t.db, { email: 'single@example.net' });
     assert.equal(await pending(), 2);
+    const behind = async () => /\nmailroom_email_search_pending_ids (\d+)/.exec((await t.inject({ method: 'GET', url: '/metrics' })).body)?.[1];
+    assert.equal(await behind(), '26', 'the ids not yet folded, for operators (GET /metrics)');
     assert.equal(await foldOnce(t.db, 10), 10, 'the first ten ids of the bulk range');
     assert.equal((await copied()).length, 10);
     assert.equal(await pending(), 2, 'the bulk range narrowed, not gone');
@@ -105,6 +107,7 @@ describe('the e-mail search', () => {
     assert.equal(await foldOnce(t.db, 10), 10);
     assert.equal(await foldOnce(t.db, 10), 6, 'the rest of the bulk range and the single insert');
     assert.equal(await pending(), 0);
+    assert.equal(await behind(), '0');
     assert.equal((await copied()).length, 26);
     assert.deepEqual((await found('bulk2')).emails, [
       'bulk20@example.net',
