@@ -20,7 +20,7 @@ before(async () => {
 after(() => t.close());
 beforeEach(async () => {
   await t.db.execute(sql`delete from subscribers`);
-  await foldAll(t.db);
+  await foldAll(t.database.db);
 });
 
 async function found(text: string): Promise<{ emails: string[]; total: number }> {
@@ -52,7 +52,7 @@ describe('the e-mail search', () => {
     assert.deepEqual(await found('EDLE.PERS'), { emails: ['needle.person@example.com'], total: 1 });
     assert.deepEqual(await segmentMatches('domain_is', 'EXAMPLE.org'), ['hay@example.org']);
 
-    assert.equal(await foldAll(t.db), 2);
+    assert.equal(await foldAll(t.database.db), 2);
     assert.equal(await pending(), 0);
     assert.deepEqual(await copied(), [`${needle.id}:needle.person@example.com`, `${needle.id + 1}:hay@example.org`]);
     assert.deepEqual(await found('EDLE.PERS'), { emails: ['needle.person@example.com'], total: 1 });
@@ -65,7 +65,7 @@ describe('the e-mail search', () => {
 
   test('a changed address is found by its new text and no longer by its old one, folded or not', async () => {
     const s = await createSubscriber(t.db, { email: 'before.rename@example.com' });
-    await foldAll(t.db);
+    await foldAll(t.database.db);
     const res = await t.inject({ method: 'PUT', url: `/api/v2/subscribers/${s.id}`, headers, payload: { email: 'after.rename@example.com' } });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(await pending(), 1, 'the changed id is pending');
@@ -73,7 +73,7 @@ describe('the e-mail search', () => {
     assert.deepEqual(await found('before.ren'), { emails: [], total: 0 });
     assert.deepEqual(await found('after.ren'), { emails: ['after.rename@example.com'], total: 1 });
 
-    await foldAll(t.db);
+    await foldAll(t.database.db);
     assert.deepEqual(await copied(), [`${s.id}:after.rename@example.com`]);
     assert.deepEqual(await found('before.ren'), { emails: [], total: 0 });
     assert.deepEqual(await found('after.ren'), { emails: ['after.rename@example.com'], total: 1 });
@@ -85,7 +85,7 @@ describe('the e-mail search', () => {
 
   test('a deleted subscriber leaves the copy with it', async () => {
     const s = await createSubscriber(t.db, { email: 'leaving.soon@example.com' });
-    await foldAll(t.db);
+    await foldAll(t.database.db);
     const res = await t.inject({ method: 'DELETE', url: `/api/v2/subscribers/${s.id}`, headers });
     assert.equal(res.statusCode, 204, res.body);
     assert.deepEqual(await copied(), []);
@@ -100,12 +100,12 @@ describe('the e-mail search', () => {
     assert.equal(await pending(), 2);
     const behind = async () => /\nmailroom_email_search_pending_ids (\d+)/.exec((await t.inject({ method: 'GET', url: '/metrics' })).body)?.[1];
     assert.equal(await behind(), '26', 'the ids not yet folded, for operators (GET /metrics)');
-    assert.equal(await foldOnce(t.db, 10), 10, 'the first ten ids of the bulk range');
+    assert.equal(await foldOnce(t.database.db, 10), 10, 'the first ten ids of the bulk range');
     assert.equal((await copied()).length, 10);
     assert.equal(await pending(), 2, 'the bulk range narrowed, not gone');
     assert.deepEqual((await found('example.net')).total, 26);
-    assert.equal(await foldOnce(t.db, 10), 10);
-    assert.equal(await foldOnce(t.db, 10), 6, 'the rest of the bulk range and the single insert');
+    assert.equal(await foldOnce(t.database.db, 10), 10);
+    assert.equal(await foldOnce(t.database.db, 10), 6, 'the rest of the bulk range and the single insert');
     assert.equal(await pending(), 0);
     assert.equal(await behind(), '0');
     assert.equal((await copied()).length, 26);
@@ -118,12 +118,12 @@ describe('the e-mail search', () => {
       'bulk25@example.net',
       'bulk2@example.net',
     ]);
-    assert.equal(await foldOnce(t.db, 10), 0);
+    assert.equal(await foldOnce(t.database.db, 10), 0);
   });
 
   test('is answered from the trigram index on the copy, on both databases', async () => {
     await createSubscriber(t.db, { email: 'needle.person@example.com' });
-    await foldAll(t.db);
+    await foldAll(t.database.db);
     // The planner would rightly scan a tiny table; with scans off it must show the index serves `ILIKE '%…%'`.
     const plan = await t.db.transaction(async (tx) => {
       await tx.execute(sql`set local enable_seqscan = off`);
