@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 
 /*
  * The service as a process, for the tests of start-up, signals and what goes to stdout/stderr: `node --import tsx
@@ -25,6 +27,19 @@ export function spawnProcess(command: string, args: readonly string[], env: Reco
   child.stdout!.on('data', (chunk: Buffer) => (running.stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (running.stderr += chunk.toString()));
   return running;
+}
+
+/**
+ * How to run an entry as `npm start` does: the built `dist/<entry>.js` when the build is newer than every source
+ * (`npm ci` builds it), else `src/<entry>.ts` through tsx. For the timed tests (issue 17's restart within 15 s): on a
+ * busy 2-core machine the service's start through tsx alone took 11.9 s of them.
+ */
+export function builtOrSourceArgs(entry: 'server' | 'worker'): string[] {
+  const built = join('dist', `${entry}.js`);
+  if (!existsSync(built)) return ['--import', 'tsx', `src/${entry}.ts`];
+  const newest = (path: string): number =>
+    statSync(path).isDirectory() ? Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name)))) : statSync(path).mtimeMs;
+  return newest('src') < statSync(built).mtimeMs ? ['--enable-source-maps', built] : ['--import', 'tsx', `src/${entry}.ts`];
 }
 
 /** `src/server.ts` (or `src/worker.ts`) through the tsx loader. */

@@ -10,6 +10,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createDatabase, queryRows, type Database } from '../../src/db/client.js';
 import { goldenPglitePath, openTestDatabase, type TestDatabase } from '../db.js';
+import { builtOrSourceArgs } from '../process.js';
 import { createAdmin, createList, createSessionKey } from '../factories.js';
 import { startSmtpSink, type SmtpSink } from '../smtp-sink.js';
 import { mailsOf, sendableCampaign } from './send-fixtures.js';
@@ -39,14 +40,13 @@ after(() => {
 });
 
 /**
- * A sending process: `src/worker.ts` on PostgreSQL; on PGlite the service itself (`src/server.ts`, which sends
- * campaigns unless SEND_WORKER=off), since extra workers need PostgreSQL.
+ * A sending process: the worker on PostgreSQL; on PGlite the service itself (which sends campaigns unless
+ * SEND_WORKER=off), since extra workers need PostgreSQL. Built, as `npm start` runs it, when the build is current.
  */
 function startWorkerProcess(env: Record<string, string>): Worker {
   const base = { ...process.env };
   delete base.SEND_LEASE_SECONDS; // the default is what is under test
-  const script = env.DATABASE_URL ? 'src/worker.ts' : 'src/server.ts';
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const child = spawn(process.execPath, builtOrSourceArgs(env.DATABASE_URL ? 'worker' : 'server'), {
     env: { ...base, LOG_LEVEL: 'warn', SEND_POLL_MS: '50', SEND_BATCH_SIZE: String(BATCH), ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
