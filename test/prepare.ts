@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { createDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
+import { newestMtime } from './process.js';
 import { GOLDEN_PG_DATABASE, TEST_PG_PREFIX, goldenPgliteDataDir, goldenPglitePath, withDatabaseName } from './db.js';
 
 /** Runs once before the test files: builds the golden database they clone. */
@@ -56,7 +57,5 @@ function consoleBuildIsStale(): boolean {
   const built = join('web', 'dist', 'index.html');
   if (!existsSync(built)) return true;
   const builtAt = statSync(built).mtimeMs;
-  const newest = (path: string): number =>
-    statSync(path).isDirectory() ? Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name)))) : statSync(path).mtimeMs;
-  return ['web/src', 'web/index.html', 'web/vite.config.ts', 'web/tsconfig.json', 'docs/openapi.json'].some((path) => newest(path) > builtAt);
+  return ['web/src', 'web/index.html', 'web/vite.config.ts', 'web/tsconfig.json', 'docs/openapi.json'].some((path) => newestMtime(path) > builtAt);
 }

@@ -37,9 +37,12 @@ export function spawnProcess(command: string, args: readonly string[], env: Reco
 export function builtOrSourceArgs(entry: 'server' | 'worker'): string[] {
   const built = join('dist', `${entry}.js`);
   if (!existsSync(built)) return ['--import', 'tsx', `src/${entry}.ts`];
-  const newest = (path: string): number =>
-    statSync(path).isDirectory() ? Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name)))) : statSync(path).mtimeMs;
-  return newest('src') < statSync(built).mtimeMs ? ['--enable-source-maps', built] : ['--import', 'tsx', `src/${entry}.ts`];
+  return newestMtime('src') < statSync(built).mtimeMs ? ['--enable-source-maps', built] : ['--import', 'tsx', `src/${entry}.ts`];
+}
+
+/** The latest modification time of a file, or of any file under a directory (is a build older than its sources?). */
+export function newestMtime(path: string): number {
+  return statSync(path).isDirectory() ? Math.max(0, ...readdirSync(path).map((name) => newestMtime(join(path, name)))) : statSync(path).mtimeMs;
 }
 
 /** `src/server.ts` (or `src/worker.ts`) through the tsx loader. */
