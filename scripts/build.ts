@@ -1,7 +1,7 @@
-import { cpSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { filesUnder, transpileTree } from './transpile.js';
 
 /*
  * `npm run build`: transpiles src/ to dist/ file by file, keeping the tree, so the service runs as plain JavaScript.
@@ -20,14 +20,7 @@ const dist = join(root, 'dist');
 /** Written last: its time is when dist/ was complete. */
 const stamp = join(dist, '.built');
 /** What dist/ is made from: a change to any of them makes it stale. */
-const sources = [src, join(root, 'scripts', 'build.ts'), join(root, 'package-lock.json')];
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    return entry.isDirectory() ? filesUnder(path) : [path];
-  });
-}
+const sources = [src, join(root, 'scripts', 'build.ts'), join(root, 'scripts', 'transpile.ts'), join(root, 'package-lock.json')];
 
 function mtimeMs(path: string): number {
   try {
@@ -47,18 +40,7 @@ function isStale(): boolean {
 }
 
 if (!process.argv.includes('--if-stale') || isStale()) {
-  const files = filesUnder(src);
   rmSync(dist, { recursive: true, force: true });
-  await build({
-    entryPoints: files.filter((f) => f.endsWith('.ts')),
-    outdir: dist,
-    outbase: src,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    sourcemap: 'linked',
-    logLevel: 'warning',
-  });
-  for (const asset of files.filter((f) => !f.endsWith('.ts'))) cpSync(asset, join(dist, relative(src, asset)));
+  await transpileTree([src], src, dist, 'linked');
   writeFileSync(stamp, '');
 }

@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /*
- * The service as a process, for the tests of start-up, signals and what goes to stdout/stderr: `node --import tsx
- * src/<entry>.ts` (the same as `npx tsx …`, without the wrapper processes between the test and the service, so signals
- * reach the service itself), or any other command (`npm start`).
+ * The service as a process, for the tests of start-up, signals and what goes to stdout/stderr: node itself runs the
+ * entry (no `npx`/`npm` wrapper processes between the test and the service, so signals reach the service itself), or
+ * any other command (`npm start`).
  */
 
 export interface Running {
@@ -30,14 +31,25 @@ export function spawnProcess(command: string, args: readonly string[], env: Reco
 }
 
 /**
- * How to run an entry as `npm start` does: the built `dist/<entry>.js` when the build is newer than every source
- * (`npm ci` builds it), else `src/<entry>.ts` through tsx. For the timed tests (issue 17's restart within 15 s): on a
+ * How to run `src/<entry>`: from the compiled copy beside this file under `npm test` (test/prepare.ts compiles src/
+ * and test/ together); from a single test file run through tsx, as `npm start` does (the built `dist/<entry>.js`) when
+ * the build is newer than every source, else through tsx. For the timed tests (issue 17's restart within 15 s): on a
  * busy 2-core machine the service's start through tsx alone took 11.9 s of them.
  */
-export function builtOrSourceArgs(entry: 'server' | 'worker'): string[] {
+export function entryArgs(entry: 'server' | 'worker'): string[] {
+  if (!runsFromSources) return siblingArgs(import.meta.url, `../src/${entry}`);
   const built = join('dist', `${entry}.js`);
-  if (!existsSync(built)) return ['--import', 'tsx', `src/${entry}.ts`];
-  return newestMtime('src') < statSync(built).mtimeMs ? ['--enable-source-maps', built] : ['--import', 'tsx', `src/${entry}.ts`];
+  if (existsSync(built) && newestMtime('src') < statSync(built).mtimeMs) return ['--enable-source-maps', built];
+  return siblingArgs(import.meta.url, `../src/${entry}`);
+}
+
+const runsFromSources = import.meta.url.endsWith('.ts');
+
+/** Node's arguments to run the module at `path` (no extension) relative to `base`, the caller's import.meta.url. */
+export function siblingArgs(base: string, path: string): string[] {
+  return base.endsWith('.ts')
+    ? ['--import', 'tsx', fileURLToPath(new URL(`${path}.ts`, base))]
+    : ['--enable-source-maps', fileURLToPath(new URL(`${path}.js`, base))];
 }
 
 /** The latest modification time of a file, or of any file under a directory (is a build older than its sources?). */
@@ -45,9 +57,9 @@ export function newestMtime(path: string): number {
   return statSync(path).isDirectory() ? Math.max(0, ...readdirSync(path).map((name) => newestMtime(join(path, name)))) : statSync(path).mtimeMs;
 }
 
-/** `src/server.ts` (or `src/worker.ts`) through the tsx loader. */
+/** `src/server.ts` (or `src/worker.ts`) as a process of its own (see entryArgs). */
 export function startEntry(entry: 'server' | 'worker', env: Record<string, string>): Running {
-  return spawnProcess(process.execPath, ['--import', 'tsx', `src/${entry}.ts`], env);
+  return spawnProcess(process.execPath, entryArgs(entry), env);
 }
 
 /** The start banner and the generated password are written to stderr (stdout carries the JSON log). */

@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -50,7 +49,8 @@ export function storedItem(page: Page, key: string): Promise<string | null> {
   return page.evaluate((k) => (globalThis as unknown as { sessionStorage: BrowserStorage }).sessionStorage.getItem(k), key);
 }
 
-export const SCREENSHOTS = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
+/** In the checkout (the tests run from it, and from the compiled copy in .cache/js/ under `npm test`). */
+export const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');
 
 export interface ConsoleHarness {
   app: TestApp;

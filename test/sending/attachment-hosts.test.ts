@@ -10,6 +10,7 @@ import { openTestDatabase } from '../db.js';
 import { createAdmin, createSessionKey } from '../factories.js';
 import { multipart } from '../messaging/multipart.js';
 import { startSmtpSink } from '../smtp-sink.js';
+import { entryArgs } from '../process.js';
 import { listWithMembers, mailsOf, sendableCampaign } from './send-fixtures.js';
 
 /*
@@ -61,7 +62,7 @@ test(
         SEND_POLL_MS: '50',
       };
       delete env.ATTACHMENT_STORE;
-      child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      child = spawn(process.execPath, entryArgs('worker'), { env, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       const exited = new Promise<number | null>((resolve) => child!.on('exit', (code) => resolve(code)));

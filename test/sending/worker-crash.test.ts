@@ -10,7 +10,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createDatabase, queryRows, type Database } from '../../src/db/client.js';
 import { goldenPglitePath, openTestDatabase, type TestDatabase } from '../db.js';
-import { builtOrSourceArgs } from '../process.js';
+import { entryArgs } from '../process.js';
 import { createAdmin, createList, createSessionKey } from '../factories.js';
 import { startSmtpSink, type SmtpSink } from '../smtp-sink.js';
 import { mailsOf, sendableCampaign } from './send-fixtures.js';
@@ -46,7 +46,7 @@ after(() => {
 function startWorkerProcess(env: Record<string, string>): Worker {
   const base = { ...process.env };
   delete base.SEND_LEASE_SECONDS; // the default is what is under test
-  const child = spawn(process.execPath, builtOrSourceArgs(env.DATABASE_URL ? 'worker' : 'server'), {
+  const child = spawn(process.execPath, entryArgs(env.DATABASE_URL ? 'worker' : 'server'), {
     env: { ...base, LOG_LEVEL: 'warn', SEND_POLL_MS: '50', SEND_BATCH_SIZE: String(BATCH), ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -8,6 +8,7 @@ import { createTransport, type Transport } from '../../src/sending/transport.js'
 import { startWorker } from '../../src/sending/worker.js';
 import { createList } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
+import { entryArgs } from '../process.js';
 import { deliveryRows, mailsOf, sendableCampaign, statusCounts } from './send-fixtures.js';
 
 /*
@@ -101,7 +102,7 @@ describe('several workers on one database', { skip }, () => {
     const list = await bigList('proc', 200);
     const c = await sendableCampaign(t.db, [list.id]);
     await t.inject({ method: 'POST', url: `/api/v2/campaigns/${c.id}/send`, headers });
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+    const child = spawn(process.execPath, entryArgs('worker'), {
       env: {
         ...process.env,
         DATABASE_URL: t.databaseUrl,

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
 import { startTestApp, type TestApp } from '../helper.js';
 import { cert, key, startServer } from '../sending/smtp-servers.js';
 import { CERT_PATH } from '../sending/tls-fixture.js';
+import { siblingArgs } from '../process.js';
 
 /*
  * Test connection (issue 26): one SMTP session reported step by step with the server's answers, against real
@@ -98,7 +98,7 @@ describe('Test connection, private addresses allowed', () => {
 
   test('STARTTLS with a certificate the machine trusts: then EHLO again, AUTH, and the test mail over TLS as that user', async () => {
     // Node reads NODE_EXTRA_CA_CERTS at start-up only: the trusted case runs in a process of its own (the .child file).
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'smtp-test-trusted.child.ts')], {
+    const { stdout } = await promisify(execFile)(process.execPath, siblingArgs(import.meta.url, './smtp-test-trusted.child'), {
       env: { ...process.env, NODE_EXTRA_CA_CERTS: CERT_PATH },
       timeout: 60_000,
     });
