@@ -49,7 +49,8 @@ export interface AudienceFigures {
  * (one list: its primary-key range; several: the subscriber index, each subscriber once), and those whose address is
  * in the blacklist table are subtracted (subscription's countSendable). About a second at a million on a busy
  * PostgreSQL (more with a long blacklist) where a hash join took several. The plain-text figure has no counter: it is
- * counted the same way, and only when asked for (an HTML campaign's confirmation).
+ * counted the same way, only when asked for (an HTML campaign's confirmation), through the partial index of sendable
+ * text-only subscribers (subscribers_sendable_text_only_idx): as many index entries as there are such subscribers.
  */
 export async function audienceCount(
   db: Executor,

@@ -171,7 +171,9 @@ export async function dashboardFigures(db: Executor): Promise<DashboardFigures> 
         )
         select
           (select coalesce(sum(subscribers), 0) from subscriber_counts)::float8 as subscribers,
-          (select count(*) from subscribers where created_at >= now() - interval '30 days')::float8 as subscribers_new,
+          -- Created on one of the last 30 UTC days, today included (the rollup of routine 013).
+          (select coalesce(sum(subscribers), 0) from subscriber_daily_counts
+           where day > (now() at time zone 'utc')::date - 30)::float8 as subscribers_new,
           (select count(*) from campaigns where status in ('submitted', 'prepared', 'inprocess', 'requeued'))::float8
             as active_campaigns,
           coalesce(sum(sent) filter (where recent), 0)::float8 as sent_now,

@@ -4,24 +4,19 @@ import { int, text, textOrNull } from '../db/row.js';
 import type { SubscriberGrowth } from './subscriber-growth.schemas.js';
 
 /**
- * Subscribers per UTC day over the last `days` days and the totals (all, confirmed, blacklisted) in one pass over the
- * subscribers: rows older than the window fall into one group, so the console's dashboard reads a million subscribers
- * once instead of three times (two filtered counts and the per-day aggregate). Running totals are worked forward from
- * the subscribers older than the window; deleted subscribers have no date, so earlier totals are today's survivors,
- * as the dashboard's own change is.
+ * Subscribers per UTC day over the last `days` days and the totals (all, confirmed, blacklisted), from the per-day
+ * rollup routine 013 keeps (subscriber_daily_counts): days older than the window fall into one group. Running totals
+ * are worked forward from the subscribers older than the window; deleted subscribers are not counted on any day, so
+ * earlier totals are today's survivors, as the dashboard's own change is.
  */
 export async function subscriberGrowth(db: Executor, days: number): Promise<SubscriberGrowth> {
   const groups = await queryRows(
     db,
-    // Grouped by date, formatted after: to_char on every row cost a third of the statement.
     sql`select to_char(g.day, 'YYYY-MM-DD') as day, g.n, g.confirmed, g.blacklisted
         from (
-          select case when s.created_at >= (((now() at time zone 'utc')::date - (${days}::int - 1))::timestamp at time zone 'utc')
-                      then (s.created_at at time zone 'utc')::date end as day,
-                 count(*)::int as n,
-                 count(*) filter (where s.confirmed)::int as confirmed,
-                 count(*) filter (where s.blacklisted)::int as blacklisted
-          from subscribers s
+          select case when d.day > (now() at time zone 'utc')::date - ${days}::int then d.day end as day,
+                 sum(d.subscribers)::int as n, sum(d.confirmed)::int as confirmed, sum(d.blacklisted)::int as blacklisted
+          from subscriber_daily_counts d
           group by 1) g`,
     (row) => ({ day: textOrNull(row, 'day'), n: int(row, 'n'), confirmed: int(row, 'confirmed'), blacklisted: int(row, 'blacklisted') }),
   );

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { eq, sql } from 'drizzle-orm';
 import { blacklist, lists, subscribers, subscriptions } from '../../src/db/schema/index.js';
 import { queryRows } from '../../src/db/client.js';
+import { SENDABLE_FLAGS } from '../../src/subscription/index.js';
 import { createSubscriber, subscribe } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
 import { deliveryRows, freezeAudiences, listWithMembers, parkOtherCampaigns, sendableCampaign } from './send-fixtures.js';
@@ -89,6 +90,20 @@ describe('GET /api/v2/campaigns/{id}/audience', () => {
     assert.deepEqual((await get(`/campaigns/${invite.id}/audience`)).json(), { count: 5, lists: 2, text_only: 2 });
     const text = await sendableCampaign(t.db, [list.id], { sendFormat: 'text' });
     assert.deepEqual((await get(`/campaigns/${text.id}/audience`)).json(), { count: 4, lists: 1, text_only: null });
+  });
+
+  test('text_only is counted through the partial index of sendable text-only subscribers, not a pass over all of them', async () => {
+    // The planner would rightly scan a tiny table; with scans off it must show the index's predicate serves the count.
+    const plan = await t.db.transaction(async (tx) => {
+      await tx.execute(sql`set local enable_seqscan = off`);
+      return queryRows<{ 'QUERY PLAN': string }>(
+        tx,
+        sql`explain select count(*) from subscribers s
+            where ${SENDABLE_FLAGS} and exists (select 1 from subscriptions m where m.list_id = 1 and m.subscriber_id = s.id)
+              and not s.html_email`,
+      );
+    });
+    assert.match(plan.map((r) => r['QUERY PLAN']).join('\n'), /subscribers_sendable_text_only_idx/);
   });
 
   test('one list is answered from the sendable counters, which follow every change that moves a member in or out', async () => {

@@ -1,4 +1,4 @@
-import { bigint, boolean, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, boolean, date, index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 /*
  * Rollups of the subscribers for the analytics endpoints, kept by statement-level triggers on subscribers
@@ -21,6 +21,24 @@ export const subscriberDomainCounts = pgTable(
     blacklisted: bigint('blacklisted', { mode: 'number' }).notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.domain, t.shard] })],
+);
+
+/**
+ * Subscribers per UTC day of creation (`created_at`), in 16 shards as subscriber_domain_counts: how many were created
+ * that day and are still there, and how many of those are confirmed and blacklisted now (each its own flag). The
+ * dashboard's new subscribers and its growth chart read these instead of a pass over every subscriber (about 200 ms
+ * at a million, issue 24); their sum over all days is the totals.
+ */
+export const subscriberDailyCounts = pgTable(
+  'subscriber_daily_counts',
+  {
+    day: date('day').notNull(),
+    shard: integer('shard').notNull(),
+    subscribers: bigint('subscribers', { mode: 'number' }).notNull().default(0),
+    confirmed: bigint('confirmed', { mode: 'number' }).notNull().default(0),
+    blacklisted: bigint('blacklisted', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.shard] })],
 );
 
 /**

@@ -37,6 +37,12 @@ export const subscribers = pgTable(
     index('subscribers_sendable_idx')
       .on(t.id)
       .where(sql`confirmed and not blacklisted and not disabled`),
+    // Of those, the ones who take plain text only: the confirmation of an HTML campaign says how many get its text
+    // part. Read as a count over this index, it costs what there are of them (usually few) instead of two passes
+    // over a million subscribers (about 180 ms, issue 24). Writers pay only for rows that match.
+    index('subscribers_sendable_text_only_idx')
+      .on(t.id)
+      .where(sql`confirmed and not blacklisted and not disabled and not html_email`),
   ],
 );
 
