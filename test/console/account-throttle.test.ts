@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertAccessible, browserSkip, openSignedIn, startConsole, type ConsoleHarness } from './browser.js';
+import { assertAccessible, browserSkip, openSignedIn, startConsoleSignedIn, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 const PASSWORD = 'correct horse battery';
@@ -9,9 +9,7 @@ describe('console: your account under the password throttle (LOGIN_MAX_FAILURES 
   let h: ConsoleHarness;
   let session: { key: string; id: number };
   before(async () => {
-    h = await startConsole({ loginMaxFailures: 2 });
-    const s = await h.app.adminWithSession({ loginName: 'guessed-admin', superUser: false });
-    session = { key: s.key, id: s.sessionId };
+    ({ harness: h, session } = await startConsoleSignedIn({ loginName: 'guessed-admin', superUser: false }, { loginMaxFailures: 2 }));
   });
   after(async () => h?.close());
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarness } from './browser.js';
+import { browserSkip, openSignedIn, screenshots, startConsoleSignedIn, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 const PASSWORD = 'correct horse battery';
@@ -9,9 +9,7 @@ describe('console: your account without the settings privilege', { skip }, () =>
   let h: ConsoleHarness;
   let session: { key: string; id: number };
   before(async () => {
-    h = await startConsole();
-    const s = await h.app.adminWithSession({ loginName: 'plain-admin', superUser: false, privileges: { campaigns: true } });
-    session = { key: s.key, id: s.sessionId };
+    ({ harness: h, session } = await startConsoleSignedIn({ loginName: 'plain-admin', superUser: false, privileges: { campaigns: true } }));
   });
   after(async () => h?.close());
 

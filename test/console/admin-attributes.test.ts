@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertAccessible, browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarness } from './browser.js';
+import { assertAccessible, browserSkip, openSignedIn, screenshots, startConsoleSignedIn, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -18,10 +18,7 @@ describe('console: administrator attributes', { skip }, () => {
   let session: { key: string; id: number };
   let headers: Record<string, string>;
   before(async () => {
-    h = await startConsole();
-    const s = await h.app.adminWithSession({ loginName: 'root-admin' });
-    session = { key: s.key, id: s.sessionId };
-    headers = s.headers;
+    ({ harness: h, session, headers } = await startConsoleSignedIn({ loginName: 'root-admin' }));
   });
   after(async () => h?.close());
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarness } from './browser.js';
+import { browserSkip, openSignedIn, screenshots, startConsoleSignedIn, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -8,9 +8,7 @@ describe('console: disable an administrator', { skip }, () => {
   let h: ConsoleHarness;
   let session: { key: string; id: number };
   before(async () => {
-    h = await startConsole();
-    const s = await h.app.adminWithSession({ loginName: 'root-admin' });
-    session = { key: s.key, id: s.sessionId };
+    ({ harness: h, session } = await startConsoleSignedIn({ loginName: 'root-admin' }));
   });
   after(async () => h?.close());
 

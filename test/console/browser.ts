@@ -112,6 +112,16 @@ export async function signIn(page: Page, login: string, password: string, path =
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
 
+/**
+ * The console with one administrator (`admin`, as TestApp.adminWithSession takes it) signed in: the harness, the
+ * session to open pages with (openSignedIn), the API headers of the same session and the administrator.
+ */
+export async function startConsoleSignedIn(admin: Parameters<TestApp['adminWithSession']>[0] = {}, overrides: Partial<Config> = {}) {
+  const harness = await startConsole(overrides);
+  const s = await harness.app.adminWithSession(admin);
+  return { harness, session: { key: s.key, id: s.sessionId }, headers: s.headers, adminId: s.admin.id };
+}
+
 /** A page already signed in with `session` (its key put in sessionStorage before the console loads). */
 export async function openSignedIn(
   harness: ConsoleHarness,
@@ -205,7 +215,10 @@ export async function screenshotSchemes(page: Page, file: (scheme: 'light' | 'da
       const frame = (globalThis as unknown as { requestAnimationFrame(callback: () => void): number }).requestAnimationFrame;
       return new Promise<void>((done) => frame(() => frame(done)));
     });
-    if (!picturesOff()) await page.screenshot({ path: join(SCREENSHOTS, `${file(colorScheme)}.png`), fullPage: true });
+    // With a modal dialog open the page behind it does not scroll: the picture is the screen the user sees (a full
+    // page would show the page below the backdrop, which covers the viewport only).
+    const fullPage = (await page.locator('dialog[open]').count()) === 0;
+    if (!picturesOff()) await page.screenshot({ path: join(SCREENSHOTS, `${file(colorScheme)}.png`), fullPage });
     await assertAccessible(page, `${file(colorScheme)}`);
   }
 }

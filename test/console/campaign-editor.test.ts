@@ -7,7 +7,7 @@ import { startWorker } from '../../src/sending/worker.js';
 import { createList, createSubscriber, subscribe } from '../factories.js';
 import { rawHeader } from '../sending/compose-fixtures.js';
 import { mailsOf } from '../sending/send-fixtures.js';
-import { browserSkip, openSignedIn, SCREENSHOTS, screenshots, screenshotsOff, startConsole, type ConsoleHarness } from './browser.js';
+import { browserSkip, openSignedIn, SCREENSHOTS, screenshots, screenshotsOff, startConsoleSignedIn, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -22,10 +22,7 @@ describe('console: the campaign editor', { skip }, () => {
   let headers: Record<string, string>;
   let visualId = 0;
   before(async () => {
-    h = await startConsole();
-    const s = await h.app.adminWithSession();
-    session = { key: s.key, id: s.sessionId };
-    headers = s.headers;
+    ({ harness: h, session, headers } = await startConsoleSignedIn());
   });
   after(async () => h?.close());
 

@@ -6,7 +6,16 @@ import { eq } from 'drizzle-orm';
 import type { Page } from 'playwright-core';
 import { attributeDefinitions, campaignCounters, campaigns, listCampaigns, subscriberAttributeValues } from '../../src/db/schema/index.js';
 import { createCampaign, createList, createSubscriber } from '../factories.js';
-import { assertAccessible, browserSkip, framesLoaded, openSignedIn, SCREENSHOTS, screenshots, startConsole, type ConsoleHarness } from './browser.js';
+import {
+  assertAccessible,
+  browserSkip,
+  framesLoaded,
+  openSignedIn,
+  SCREENSHOTS,
+  screenshots,
+  startConsoleSignedIn,
+  type ConsoleHarness,
+} from './browser.js';
 
 const skip = browserSkip();
 
@@ -19,10 +28,7 @@ describe('console: campaigns', { skip }, () => {
   let session: { key: string; id: number };
   let adminId: number;
   before(async () => {
-    h = await startConsole();
-    const s = await h.app.adminWithSession();
-    session = { key: s.key, id: s.sessionId };
-    adminId = s.admin.id;
+    ({ harness: h, session, adminId } = await startConsoleSignedIn());
   });
   after(async () => h?.close());
 

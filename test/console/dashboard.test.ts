@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { campaignCounters } from '../../src/db/schema/index.js';
 import { createCampaign, createSubscriber } from '../factories.js';
-import { browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarness } from './browser.js';
+import { browserSkip, openSignedIn, screenshots, startConsoleSignedIn, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -12,9 +12,7 @@ describe('console: dashboard campaigns', { skip }, () => {
   let winter: Awaited<ReturnType<typeof createCampaign>>;
   let queued: typeof winter;
   before(async () => {
-    h = await startConsole();
-    const s = await h.app.adminWithSession();
-    session = { key: s.key, id: s.sessionId };
+    ({ harness: h, session } = await startConsoleSignedIn());
     // Every subscriber is new this month: the subscribers' change has a zero base.
     await createSubscriber(h.app.db, { email: 'new@example.com', confirmed: true });
     const sent = await createCampaign(h.app.db, { subject: 'Winter news', status: 'sent', sentAt: new Date() });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createList } from '../factories.js';
-import { browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarness } from './browser.js';
+import { browserSkip, openSignedIn, screenshots, startConsoleSignedIn, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -14,10 +14,7 @@ describe('console: import', { skip }, () => {
   let headers: Record<string, string>;
   const dir = mkdtempSync(join(tmpdir(), 'mailroom-import-'));
   before(async () => {
-    h = await startConsole();
-    const s = await h.app.adminWithSession();
-    session = { key: s.key, id: s.sessionId };
-    headers = s.headers;
+    ({ harness: h, session, headers } = await startConsoleSignedIn());
     const res = await h.app.inject({ method: 'POST', url: '/api/v2/attributes', headers, payload: { name: 'City', type: 'textline' } });
     assert.equal(res.statusCode, 201);
   });

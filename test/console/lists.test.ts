@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createList, createSubscriber, subscribe } from '../factories.js';
-import { browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarness } from './browser.js';
+import { browserSkip, openSignedIn, screenshots, startConsoleSignedIn, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -9,9 +9,7 @@ describe('console: lists', { skip }, () => {
   let h: ConsoleHarness;
   let session: { key: string; id: number };
   before(async () => {
-    h = await startConsole();
-    const s = await h.app.adminWithSession();
-    session = { key: s.key, id: s.sessionId };
+    ({ harness: h, session } = await startConsoleSignedIn());
   });
   after(async () => h?.close());
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { createCampaign } from '../factories.js';
-import { browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarness } from './browser.js';
+import { browserSkip, openSignedIn, screenshots, startConsoleSignedIn, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -31,10 +31,7 @@ describe('console: media library and campaign names', { skip }, () => {
   let files: string;
   const headers = () => ({ 'php-auth-pw': session.key });
   before(async () => {
-    h = await startConsole();
-    const s = await h.app.adminWithSession({ loginName: 'media-admin' });
-    session = { key: s.key, id: s.sessionId };
-    adminId = s.admin.id;
+    ({ harness: h, session, adminId } = await startConsoleSignedIn({ loginName: 'media-admin' }));
     files = mkdtempSync(join(tmpdir(), 'mailroom-media-'));
     writeFileSync(join(files, 'harbour.jpg'), await picture('jpeg', 800, 600, 30));
     writeFileSync(join(files, 'logo.png'), await picture('png', 300, 120, 200));

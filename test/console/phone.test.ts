@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { bounceRules, campaignCounters, listCampaigns, templates } from '../../src/db/schema/index.js';
 import { createBounce, createCampaign, createDelivery, createList, createSubscriber, subscribe } from '../factories.js';
-import { SCREENSHOTS, browserSkip, openSignedIn, startConsole, type ConsoleHarness } from './browser.js';
+import { SCREENSHOTS, browserSkip, openSignedIn, startConsoleSignedIn, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -45,9 +45,8 @@ describe('console: every view fits a 390 px phone', { skip }, () => {
   let templateId = 0;
   let segmentId = 0;
   before(async () => {
-    h = await startConsole();
-    const s = await h.app.adminWithSession({ loginName: 'phone-admin' });
-    session = { key: s.key, id: s.sessionId };
+    let headers: Record<string, string>, adminId: number;
+    ({ harness: h, session, headers, adminId } = await startConsoleSignedIn({ loginName: 'phone-admin' }));
     const list = await createList(h.app.db, { name: 'A rather long list name for a small screen', description: 'Monthly news' });
     listId = list.id;
     for (let i = 0; i < 5; i++) {
@@ -65,19 +64,19 @@ describe('console: every view fits a 390 px phone', { skip }, () => {
       const res = await h.app.inject({
         method: 'POST',
         url: '/api/v2/blacklist/add',
-        headers: s.headers,
+        headers,
         payload: { email: `blocked.person.number.${i}@another-long-domain.example.org`, reason: 'Complained about the newsletter twice' },
       });
       assert.equal(res.statusCode, 201, res.body);
     }
     for (const name of ['Country of residence', 'Favourite topics']) {
-      const res = await h.app.inject({ method: 'POST', url: '/api/v2/attributes', headers: s.headers, payload: { name, type: 'textline' } });
+      const res = await h.app.inject({ method: 'POST', url: '/api/v2/attributes', headers, payload: { name, type: 'textline' } });
       assert.equal(res.statusCode, 201, res.body);
     }
     const res = await h.app.inject({
       method: 'POST',
       url: '/api/v2/administrators/attributes',
-      headers: s.headers,
+      headers,
       payload: { name: 'Department', default_value: 'Sales' },
     });
     assert.equal(res.statusCode, 201, res.body);
@@ -86,13 +85,13 @@ describe('console: every view fits a 390 px phone', { skip }, () => {
     const from = 'The Newsletter Department <newsletter.department@subdomain.example-company.com>';
     const draft = await createCampaign(h.app.db, {
       subject: 'A campaign subject long enough to wrap on a phone [FIRST NAME]',
-      ownerId: s.admin.id,
+      ownerId: adminId,
       fromField: from,
       body: '<p>Hello [EMAIL], read <a href="https://www.example-company.com/a/rather/long/path/to/the/autumn/offers">the offers</a>.</p>',
     });
     const sent = await createCampaign(h.app.db, {
       subject: 'The autumn issue with a rather long subject line',
-      ownerId: s.admin.id,
+      ownerId: adminId,
       fromField: from,
       body: '<p>Hi</p>',
       status: 'sent',
@@ -149,7 +148,7 @@ describe('console: every view fits a 390 px phone', { skip }, () => {
     const segment = await h.app.inject({
       method: 'POST',
       url: '/api/v2/segments',
-      headers: s.headers,
+      headers,
       payload: { name: 'Confirmed readers with a long segment name', definition: { match: 'all', conditions: [{ type: 'confirmed', value: true }] } },
     });
     assert.equal(segment.statusCode, 201, segment.body);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { templates } from '../../src/db/schema/index.js';
 import { createCampaign } from '../factories.js';
-import { browserSkip, framesLoaded, openSignedIn, startConsole, type ConsoleHarness } from './browser.js';
+import { browserSkip, framesLoaded, openSignedIn, startConsoleSignedIn, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -15,9 +15,7 @@ describe('console: campaign preview for a campaigns-only administrator', { skip 
   let h: ConsoleHarness;
   let session: { key: string; id: number };
   before(async () => {
-    h = await startConsole();
-    const s = await h.app.adminWithSession({ superUser: false, privileges: { campaigns: true } });
-    session = { key: s.key, id: s.sessionId };
+    ({ harness: h, session } = await startConsoleSignedIn({ superUser: false, privileges: { campaigns: true } }));
   });
   after(async () => h?.close());
 

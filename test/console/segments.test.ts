@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { subscriberAttributeValues } from '../../src/db/schema/index.js';
 import { createList, createSubscriber, subscribe } from '../factories.js';
 import { parkOtherCampaigns, recipientsOf, sendableCampaign, withWorker } from '../sending/send-fixtures.js';
-import { assertAccessible, browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarness } from './browser.js';
+import { assertAccessible, browserSkip, openSignedIn, screenshots, startConsoleSignedIn, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -12,10 +12,7 @@ describe('console: segments', { skip }, () => {
   let session: { key: string; id: number };
   let headers: Record<string, string>;
   before(async () => {
-    h = await startConsole();
-    const s = await h.app.adminWithSession({ loginName: 'root-admin' });
-    session = { key: s.key, id: s.sessionId };
-    headers = s.headers;
+    ({ harness: h, session, headers } = await startConsoleSignedIn({ loginName: 'root-admin' }));
     const def = await h.app.inject({
       method: 'POST',
       url: '/api/v2/attributes',

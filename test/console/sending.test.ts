@@ -11,7 +11,7 @@ import { compileCampaign } from '../../src/sending/compose/index.js';
 import { Semaphore } from '../../src/sending/semaphore.js';
 import { runBatch, type BatchEnv } from '../../src/sending/worker-batch.js';
 import { relayState } from '../../src/sending/relay-state.js';
-import { browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarness } from './browser.js';
+import { browserSkip, openSignedIn, screenshots, startConsoleSignedIn, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -35,10 +35,7 @@ describe('console: sending a campaign, its deliveries and report', { skip }, () 
   let worker: SendWorker | undefined;
   let campaignId: number;
   before(async () => {
-    h = await startConsole();
-    const s = await h.app.adminWithSession();
-    session = { key: s.key, id: s.sessionId };
-    headers = s.headers;
+    ({ harness: h, session, headers } = await startConsoleSignedIn());
     const { list, members } = await listWithMembers(h.app.db, RECIPIENTS, { prefix: 'console-send', domain: 'example.org' });
     // The last twelve have asked for plain text: the confirmation says how many get the text version only.
     await h.app.db

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createSubscriber } from '../factories.js';
-import { browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarness } from './browser.js';
+import { browserSkip, openSignedIn, screenshots, startConsoleSignedIn, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -23,10 +23,7 @@ describe('console: attributes and administrators', { skip }, () => {
   let session: { key: string; id: number };
   let headers: Record<string, string>;
   before(async () => {
-    h = await startConsole();
-    const s = await h.app.adminWithSession({ loginName: 'root-admin' });
-    session = { key: s.key, id: s.sessionId };
-    headers = s.headers;
+    ({ harness: h, session, headers } = await startConsoleSignedIn({ loginName: 'root-admin' }));
   });
   after(async () => h?.close());
 

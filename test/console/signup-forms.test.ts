@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { browserSkip, openSignedIn, screenshots, screenshotsOff, SCREENSHOTS, startConsole, type ConsoleHarness } from './browser.js';
+import { browserSkip, openSignedIn, screenshots, screenshotsOff, SCREENSHOTS, startConsoleSignedIn, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -24,10 +24,7 @@ describe('console: sign-up forms', { skip }, () => {
   };
 
   before(async () => {
-    h = await startConsole();
-    const s = await h.app.adminWithSession({ loginName: 'root-admin' });
-    session = { key: s.key, id: s.sessionId };
-    headers = s.headers;
+    ({ harness: h, session, headers } = await startConsoleSignedIn({ loginName: 'root-admin' }));
     ids.news = (await api('POST', '/api/v2/lists', { name: 'Garden news', public: true })).id;
     ids.events = (await api('POST', '/api/v2/lists', { name: 'Plant swaps', public: true })).id;
     ids.staff = (await api('POST', '/api/v2/lists', { name: 'Committee', public: false })).id;

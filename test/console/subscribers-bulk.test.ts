@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { createList, createSubscriber } from '../factories.js';
-import { browserSkip, openSignedIn, screenshotSchemes, screenshots, screenshotsOff, startConsole, type ConsoleHarness } from './browser.js';
+import { browserSkip, openSignedIn, screenshotSchemes, screenshots, screenshotsOff, startConsoleSignedIn, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -16,10 +16,7 @@ describe('console: subscribers in bulk', { skip }, () => {
   let session: { key: string; id: number };
   let headers: Record<string, string>;
   before(async () => {
-    h = await startConsole();
-    const s = await h.app.adminWithSession();
-    session = { key: s.key, id: s.sessionId };
-    headers = s.headers;
+    ({ harness: h, session, headers } = await startConsoleSignedIn());
   });
   after(async () => h?.close());
   const open = (path: string) => openSignedIn(h, session, path);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createBounce, createCampaign, createList, createSubscriber, subscribe } from '../factories.js';
-import { browserSkip, openSignedIn, screenshots, screenshotSchemes, screenshotsOff, startConsole, type ConsoleHarness } from './browser.js';
+import { browserSkip, openSignedIn, screenshots, screenshotSchemes, screenshotsOff, startConsoleSignedIn, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -10,10 +10,7 @@ describe('console: subscribers, blacklist, dashboard', { skip }, () => {
   let session: { key: string; id: number };
   let headers: Record<string, string>;
   before(async () => {
-    h = await startConsole();
-    const s = await h.app.adminWithSession();
-    session = { key: s.key, id: s.sessionId };
-    headers = s.headers;
+    ({ harness: h, session, headers } = await startConsoleSignedIn());
   });
   after(async () => h?.close());
   const open = (path: string) => openSignedIn(h, session, path);

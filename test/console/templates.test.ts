@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createBounce, createCampaign, createSubscriber } from '../factories.js';
-import { browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarness } from './browser.js';
+import { browserSkip, openSignedIn, screenshots, startConsoleSignedIn, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -43,9 +43,7 @@ describe('console: templates, bounces and bounce rules', { skip }, () => {
   let files: string;
   const headers = () => ({ 'php-auth-pw': session.key });
   before(async () => {
-    h = await startConsole();
-    const s = await h.app.adminWithSession({ loginName: 'tmpl-admin' });
-    session = { key: s.key, id: s.sessionId };
+    ({ harness: h, session } = await startConsoleSignedIn({ loginName: 'tmpl-admin' }));
     files = mkdtempSync(join(tmpdir(), 'mailroom-templates-'));
     writeFileSync(join(files, 'bad.html'), BAD_FILE);
     writeFileSync(join(files, 'newsletter.html'), GOOD_FILE);

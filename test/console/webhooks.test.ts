@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startWebhookSender } from '../../src/webhooks/index.js';
 import { startReceiver, verify, type Receiver } from '../webhooks/receiver.js';
-import { browserSkip, openSignedIn, screenshots, startConsole, type ConsoleHarness } from './browser.js';
+import { browserSkip, openSignedIn, screenshots, startConsoleSignedIn, type ConsoleHarness } from './browser.js';
 
 const skip = browserSkip();
 
@@ -17,10 +17,7 @@ describe('console: webhooks', { skip }, () => {
   let headers: Record<string, string>;
   before(async () => {
     receiver = await startReceiver();
-    h = await startConsole({ webhookAllowPrivate: true });
-    const s = await h.app.adminWithSession({ loginName: 'root-admin' });
-    session = { key: s.key, id: s.sessionId };
-    headers = s.headers;
+    ({ harness: h, session, headers } = await startConsoleSignedIn({ loginName: 'root-admin' }, { webhookAllowPrivate: true }));
   });
   after(async () => {
     await h?.close();
