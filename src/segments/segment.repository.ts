@@ -2,6 +2,7 @@ import { and, asc, count, eq, gt, ne, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../db/client.js';
 import { bool, int, text, timestamp } from '../db/row.js';
 import { attributeDefinitions, attributeOptions, lists, segments } from '../db/schema/index.js';
+import { ON_SOME_LIST, SENDABLE_FLAGS } from '../subscription/index.js';
 import type { SegmentVocabulary } from './segment.definition.js';
 
 /*
@@ -74,7 +75,12 @@ export async function page(db: Executor, afterId: number, limit: number): Promis
 }
 
 /**
- * How many rows of `from` (subscribers, or a child range of them: segmentCountSource) the predicate matches.
+ * How many rows of `from` (subscribers, or a child range of them: segmentCountSource) the predicate matches, and how
+ * many of those have the flags a send needs and are on some list (SENDABLE_FLAGS, ON_SOME_LIST), in one pass: the
+ * flags and the membership are probed for the matches only. As a second statement that evaluated the whole
+ * definition again over the subscribers, it cost as much as the count itself, or twice as much when the matches can
+ * be mailed (a million subscribers: 167 ms for the matches, then 351 ms; together 306–348 ms). What the blacklist
+ * table takes off is the caller's (subscription's countBlacklistedWithFlags).
  *
  * Without parallel workers: a parallel plan of the bench count took 1.4 times the CPU of the serial one (leader and
  * two workers 238 ms against 166 ms at a million), which buys a lone count some latency on idle cores, but counts come
@@ -82,13 +88,24 @@ export async function page(db: Executor, afterId: number, limit: number): Promis
  * workers only compete with the other counts for the same cores (docs/api.md "Segments"). `set local` ends with
  * the transaction, so the pool's connections keep the server's setting for everything else.
  */
-export async function countMatching(db: Executor, source: { from: SQL; predicate: SQL }, timeoutMs: number): Promise<number> {
+export async function countMatching(
+  db: Executor,
+  source: { from: SQL; predicate: SQL },
+  timeoutMs: number,
+): Promise<{ matches: number; withFlagsOnSomeList: number }> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`set local max_parallel_workers_per_gather = 0`);
     await boundTime(tx, timeoutMs);
-    // Raw: the compiled predicate is written over the alias `s`.
-    const [n] = await queryRows(tx, sql`select count(*)::int as count from ${source.from} where ${source.predicate}`, (row) => int(row, 'count'));
-    return n ?? 0;
+    // Raw: the compiled predicate is written over the alias `s`, and so are the subscription rule's fragments.
+    const [n] = await queryRows(
+      tx,
+      sql`select count(*)::int as matches,
+                 count(*) filter (where exists (select 1 from subscribers s where s.id = x.id and ${SENDABLE_FLAGS} and ${ON_SOME_LIST}))::int
+                   as flagged
+          from (select s.id from ${source.from} where ${source.predicate}) x`,
+      (row) => ({ matches: int(row, 'matches'), withFlagsOnSomeList: int(row, 'flagged') }),
+    );
+    return n ?? { matches: 0, withFlagsOnSomeList: 0 };
   });
 }
 

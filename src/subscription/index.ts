@@ -35,7 +35,7 @@ export type { PageRow } from './subscribe-page.repository.js';
 export { SubscribePageParams } from './subscribe-page.schemas.js';
 export { requirePage } from './subscribe-page.service.js';
 export { confirmByLink, confirmationLink, registerConfirmationMail } from './subscriber-confirmation.js';
-export { ADDRESS_NOT_BLACKLISTED, countSendable, countSendableOnSomeList, ON_SOME_LIST, SENDABLE_FLAGS } from './sendable.repository.js';
+export { ADDRESS_NOT_BLACKLISTED, countBlacklistedWithFlags, countSendable, ON_SOME_LIST, SENDABLE_FLAGS } from './sendable.repository.js';
 
 export { newSubscriberHtmlEmail } from './subscriber-defaults.js';
 export { insertHistory } from './subscriber-history.repository.js';

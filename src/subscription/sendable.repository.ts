@@ -27,14 +27,21 @@ export async function countSendable(db: Executor, member: SQL): Promise<number> 
   const [n] = await queryRows(
     db,
     sql`select (select count(*) from subscribers s where ${SENDABLE_FLAGS} and ${member})::float8
-             - (select count(*) from blacklist b join subscribers s on lower(s.email) = lower(b.email)
-                where ${SENDABLE_FLAGS} and ${member})::float8 as n`,
+             - (${blacklistedWithFlags(member)})::float8 as n`,
     (row) => num(row, 'n'),
   );
   return n ?? 0;
 }
 
-/** countSendable of those `member` selects who are also on some list: who a campaign to a segment alone would mail. */
-export function countSendableOnSomeList(db: Executor, member: SQL): Promise<number> {
-  return countSendable(db, sql`${member} and ${ON_SOME_LIST}`);
+/** Of the subscribers `member` selects with SENDABLE_FLAGS, those whose address is in the blacklist table. */
+const blacklistedWithFlags = (member: SQL) =>
+  sql`select count(*) from blacklist b join subscribers s on lower(s.email) = lower(b.email) where ${SENDABLE_FLAGS} and ${member}`;
+
+/**
+ * countSendable's second half alone: of those `member` selects with SENDABLE_FLAGS, how many have an address in the
+ * blacklist table. For a count that has the first half already (a segment's count of who can be mailed).
+ */
+export async function countBlacklistedWithFlags(db: Executor, member: SQL): Promise<number> {
+  const [n] = await queryRows(db, sql`select (${blacklistedWithFlags(member)})::float8 as n`, (row) => num(row, 'n'));
+  return n ?? 0;
 }

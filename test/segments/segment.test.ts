@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clicks, subscriberAttributeValues } from '../../src/db/schema/index.js';
+import { blacklist, clicks, subscriberAttributeValues } from '../../src/db/schema/index.js';
 import { createBounce, createCampaign, createDelivery, createLink, createList, createSubscriber, subscribe } from '../factories.js';
 import { ATOM, startTestApp, type TestApp } from '../helper.js';
 import { defineAttribute as defineSegmentAttribute } from './attributes.js';
@@ -423,6 +423,32 @@ describe('saved segments', () => {
     const page = await t.inject({ method: 'GET', url: `/api/v2/segments/${id}/subscribers?after_id=99999999999`, headers });
     // Query cursors are clamped to the largest id, as on every phpList page (shared/pagination.ts): an empty page.
     assert.deepEqual([page.statusCode, page.json()], [200, { items: [], pagination: { limit: 25, has_more: false, next_cursor: null } }]);
+  });
+
+  test('who can be mailed, by the freeze’s rule, whether the count starts from a list’s members or from every subscriber', async () => {
+    const list = await createList(t.db, { name: 'Mailable or not' });
+    const members = [
+      { email: 'can-mail@example.com', confirmed: true },
+      { email: 'unconfirmed@example.com', confirmed: false },
+      { email: 'disabled@example.com', confirmed: true, disabled: true },
+      { email: 'flagged@example.com', confirmed: true, blacklisted: true },
+      { email: 'Listed-Address@example.com', confirmed: true },
+    ];
+    for (const values of members) await subscribe(t.db, list.id, (await createSubscriber(t.db, values)).id);
+    await t.db.insert(blacklist).values({ email: 'listed-ADDRESS@example.com' });
+    const count = async (definition: unknown) =>
+      (await t.inject({ method: 'POST', url: '/api/v2/segments/count', headers, payload: { definition } })).json();
+    const members_ = one({ type: 'list', op: 'member_of', list_ids: [list.id] });
+    // The same members through a definition that reads every subscriber (`any` has no starting range).
+    const everyone = {
+      match: 'any',
+      conditions: [
+        { type: 'list', op: 'member_of', list_ids: [list.id] },
+        { type: 'email', op: 'equals', value: 'nobody@example.com' },
+      ],
+    };
+    assert.deepEqual(await count(members_), { count: 5, sendable: 1 });
+    assert.deepEqual(await count(everyone), { count: 5, sendable: 1 });
   });
 
   test('without the subscribers privilege: 403', async () => {
