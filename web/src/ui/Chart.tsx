@@ -112,7 +112,9 @@ export default function Chart({
           x: { time: !labels, range: () => [lo - pad, hi + pad] },
           y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] },
         },
-        legend: { show: true },
+        // The series' names only: values under the cursor ('Time: --' until then) read as unfinished, and the tables
+        // beside the charts give exact figures.
+        legend: { show: true, live: false },
         // No drag-to-zoom: the range is fixed to the data, and a table beside each chart gives exact figures.
         cursor: { points: { show: barSeries.length === 0 }, drag: { x: false, y: false } },
       },
