@@ -1,0 +1,2 @@
+DROP INDEX "subscriber_attribute_values_segment_idx";--> statement-breakpoint
+CREATE INDEX "subscriber_attribute_values_segment_idx" ON "subscriber_attribute_values" USING btree ("definition_id","value","subscriber_id") WHERE char_length("subscriber_attribute_values"."value") <= 64 and translate("subscriber_attribute_values"."value", '0123456789-', '') = '';
