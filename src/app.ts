@@ -134,7 +134,13 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const database =
-    options.database ?? (await createDatabase({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: config.dataDir }));
+    options.database ??
+    (await createDatabase({
+      databaseUrl: config.databaseUrl,
+      poolSize: config.databasePoolSize,
+      dataDir: config.dataDir,
+      sharedBuffers: `${config.pgliteSharedBuffersMb}MB`,
+    }));
   if (options.migrate ?? true) await migrate(database);
   const settings = new SettingsStore(database.db, config, app.log);
   await settings.start(config.settingsPollMs);

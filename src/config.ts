@@ -14,6 +14,7 @@ export const EnvSchema = Type.Object({
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   PGLITE_MAX_REQUESTS: Type.Integer({ minimum: 0, maximum: 100_000, default: 64 }),
   PGLITE_MAX_WAIT_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 2000 }),
+  PGLITE_SHARED_BUFFERS_MB: Type.Integer({ minimum: 1, maximum: 1024, default: 16 }),
   REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 300_000 }),
   REQUEST_IDLE_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 20_000 }),
   CLIENT_MAX_REQUESTS: Type.Integer({ minimum: 0, maximum: 100_000, default: 32 }),
@@ -114,6 +115,11 @@ export interface Config {
   readonly pgliteMaxRequests: number;
   /** Embedded PGlite: how long its oldest unanswered call may have waited before new requests get 503 (0: no bound). */
   readonly pgliteMaxWaitMs: number;
+  /**
+   * Embedded PGlite: its shared_buffers in MB. PGlite's own 128MB were a third of the service's memory in an import of
+   * a million rows, for a few percent of its speed (issue 24; README "Configuration").
+   */
+  readonly pgliteSharedBuffersMb: number;
   /** What one client may hold of the service while it sends a request and waits for the answer (plugins/request-limits.ts). */
   readonly requests: RequestLimitsConfig;
   /** Base of every link written into mail, without a trailing slash. */
@@ -359,6 +365,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dataDir: converted.DATA_DIR,
     pgliteMaxRequests: converted.PGLITE_MAX_REQUESTS,
     pgliteMaxWaitMs: converted.PGLITE_MAX_WAIT_MS,
+    pgliteSharedBuffersMb: converted.PGLITE_SHARED_BUFFERS_MB,
     requests: Object.freeze({
       timeoutMs: converted.REQUEST_TIMEOUT_MS,
       idleTimeoutMs: converted.REQUEST_IDLE_TIMEOUT_MS,

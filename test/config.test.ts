@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       dataDir: './data',
       pgliteMaxRequests: 64,
       pgliteMaxWaitMs: 2000,
+      pgliteSharedBuffersMb: 16,
       requests: { timeoutMs: 300_000, idleTimeoutMs: 20_000, clientMaxRequests: 32 },
       publicUrl: 'http://localhost:8080',
       sessionTtl: 3600,
@@ -115,6 +116,8 @@ describe('loadConfig', () => {
     ['SEND_WORKER', 'maybe'],
     ['BODY_LIMIT', '1.5'],
     ['DATABASE_POOL_SIZE', '0'],
+    ['PGLITE_SHARED_BUFFERS_MB', '0'],
+    ['PGLITE_SHARED_BUFFERS_MB', '16MB'],
   ] as const) {
     test(`${name}=${value} is a ConfigError naming the variable`, () => {
       assert.throws(

@@ -91,8 +91,9 @@ export interface DatabaseOptions {
   /** PGlite only: start from this dump (a golden, already migrated database in tests). */
   loadDataDir?: Blob;
   /**
-   * PGlite only: shared_buffers instead of PGlite's 128MB, whose set-up is most of PGlite's start (0.7–1.0 s against
-   * 0.25–0.3 s with 16MB here): tests' databases are a few megabytes.
+   * PGlite only: shared_buffers instead of PGlite's 128MB (the service's is PGLITE_SHARED_BUFFERS_MB). Their set-up is
+   * most of PGlite's start (0.7–1.0 s against 0.25–0.3 s with 16MB here), and they were a third of the service's
+   * memory in an import of a million rows.
    */
   sharedBuffers?: string;
 }

@@ -50,7 +50,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { createDatabase } = await import('./client.js');
   runMain('mailroom db:migrate', async () => {
     const config = configOrExit('mailroom db:migrate');
-    const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    const database = await createDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      sharedBuffers: `${config.pgliteSharedBuffersMb}MB`,
+    });
     await migrate(database);
     await database.close();
     console.warn('migrations applied');
