@@ -1,6 +1,5 @@
-// First: it sets how V8 grows the heap before anything else allocates (heap.ts).
-import './heap.js';
 import { buildApp } from './app.js';
+import { limitHeapGrowth } from './heap.js';
 import { ensureFirstAdministrator, signInHelp } from './identity/index.js';
 import { startBounceMailbox, type BounceMailbox } from './messaging/index.js';
 import { startMailQueue, type MailQueueDrainer } from './mail/index.js';
@@ -13,6 +12,7 @@ import { startEmailSearchFold } from './subscription/index.js';
 /** The process: configuration, the app, listening, and a graceful close on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
   const config = configOrExit('mailroom');
+  if (!config.databaseUrl) limitHeapGrowth();
   const signals = stopOnSignals();
   const app = await buildApp({ config });
   const bootstrap = await ensureFirstAdministrator(app.ctx);

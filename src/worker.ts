@@ -1,5 +1,3 @@
-// First: it sets how V8 grows the heap before anything else allocates (heap.ts).
-import './heap.js';
 import { buildApp } from './app.js';
 import { startMailQueue } from './mail/index.js';
 import { startBounceMailbox } from './messaging/index.js';
