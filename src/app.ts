@@ -6,7 +6,7 @@ import { trustProxyOption } from './shared/client-address.js';
 import { OneLinePerRequest, pathForLog, REDACTED_LOG_PATHS, serializeError } from './shared/log.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
-import { createDatabase, type Database } from './db/client.js';
+import { configuredDatabase, createDatabase, type Database } from './db/client.js';
 import { serveDataDirDumps } from './db/snapshot/control-socket.js';
 import { registerMetrics } from './plugins/metrics.js';
 import { loadSecrets, migrate } from './db/migrate.js';
@@ -133,14 +133,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const database =
-    options.database ??
-    (await createDatabase({
-      databaseUrl: config.databaseUrl,
-      poolSize: config.databasePoolSize,
-      dataDir: config.dataDir,
-      sharedBuffers: `${config.pgliteSharedBuffersMb}MB`,
-    }));
+  const database = options.database ?? (await createDatabase(configuredDatabase(config)));
   if (options.migrate ?? true) await migrate(database);
   const settings = new SettingsStore(database.db, config, app.log);
   await settings.start(config.settingsPollMs);

@@ -5,6 +5,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
+import type { Config } from '../config.js';
 import { dataDirError, lockDataDir, StartupError } from './data-dir.js';
 import { PgliteThread } from './pglite-thread.js';
 import type { Row } from './row.js';
@@ -96,6 +97,16 @@ export interface DatabaseOptions {
    * memory in an import of a million rows.
    */
   sharedBuffers?: string;
+}
+
+/** The service's database, as its configuration names it (the service and `npm run db:migrate` open the same). */
+export function configuredDatabase(config: Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir' | 'pgliteSharedBuffersMb'>): DatabaseOptions {
+  return {
+    databaseUrl: config.databaseUrl,
+    poolSize: config.databasePoolSize,
+    dataDir: config.dataDir,
+    sharedBuffers: `${config.pgliteSharedBuffersMb}MB`,
+  };
 }
 
 export async function createDatabase(options: DatabaseOptions): Promise<Database> {

@@ -47,14 +47,10 @@ export async function loadSecrets(db: Db): Promise<AppContext['secrets']> {
 // `npm run db:migrate`: apply migrations to the configured database and exit.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { configOrExit, runMain } = await import('../process.js');
-  const { createDatabase } = await import('./client.js');
+  const { configuredDatabase, createDatabase } = await import('./client.js');
   runMain('mailroom db:migrate', async () => {
     const config = configOrExit('mailroom db:migrate');
-    const database = await createDatabase({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      sharedBuffers: `${config.pgliteSharedBuffersMb}MB`,
-    });
+    const database = await createDatabase(configuredDatabase(config));
     await migrate(database);
     await database.close();
     console.warn('migrations applied');
