@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { sqlArray } from '../db/client.js';
+import { segmentIndexedValue } from '../db/schema/index.js';
 import { emailMatchSql } from '../subscription/index.js';
 import type { AttributeCondition, CompareOp, Condition, GroupCondition, LeafCondition } from './segment.definition.js';
 
@@ -37,10 +38,9 @@ export function likeLiteral(text: string): string {
 
 /**
  * Holds for every value the equalities and date ranges below can match (option ids, a checkbox's '1', YYYY-MM-DD
- * dates) and says what the predicate of subscriber_attribute_values_segment_idx says (schema/subscription.ts), word for
- * word, so the planner can read that index: it proves a partial index usable only from the same expressions.
+ * dates), and is the predicate of subscriber_attribute_values_segment_idx, so the planner can read that index.
  */
-const INDEXED_VALUE = sql.raw(`char_length(v.value) <= 64 and translate(v.value, '0123456789-', '') = ''`);
+const INDEXED_VALUE = segmentIndexedValue(sql.raw('v.value'));
 
 /**
  * The cut-off of "within the last N days", as a scalar subquery: PostgreSQL computes it once per statement (an
