@@ -1,7 +1,15 @@
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Config } from '../../src/config.js';
 import { startTestApp, type TestApp } from '../helper.js';
-import { browserSkip as consoleBrowserSkip, CHROMIUM, screenshotSchemes, screenshotsOff } from '../console/browser.js';
+import {
+  browserSkip as consoleBrowserSkip,
+  checkBothWidths,
+  CHROMIUM,
+  PHONE_VIEWPORT,
+  picturesOff,
+  screenshotSchemes,
+  screenshotsOff,
+} from '../console/browser.js';
 
 /*
  * Browser tests of the public pages (sign-up, confirm, preferences, unsubscribe, forward): the console's set-up
@@ -55,7 +63,7 @@ export async function startPublic(overrides: Partial<Config> = {}): Promise<Publ
       baseURL: baseUrl,
       javaScriptEnabled: options.javaScript ?? false,
       colorScheme: options.colorScheme ?? 'light',
-      viewport: options.phone ? { width: 390, height: 844 } : { width: 1280, height: 860 },
+      viewport: options.phone ? PHONE_VIEWPORT : { width: 1280, height: 860 },
       deviceScaleFactor: 1,
       isMobile: options.phone ?? false,
       hasTouch: options.phone ?? false,
@@ -73,6 +81,13 @@ export async function startPublic(overrides: Partial<Config> = {}): Promise<Publ
     newPage,
     async screenshots(name, open, options = {}) {
       if (screenshotsOff()) return;
+      if (picturesOff()) {
+        const page = await newPage({ ...options, javaScript: true });
+        await open(page);
+        await checkBothWidths(page, `public-${name}`);
+        await page.context().close();
+        return;
+      }
       for (const phone of [false, true]) {
         const page = await newPage({ phone, ...options, javaScript: true });
         await open(page);
