@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -59,6 +59,19 @@ async function emptyPostgres(): Promise<string> {
 async function emptyTarget(): Promise<Record<string, string>> {
   if (sourceKind === 'pglite') return { DATABASE_URL: await emptyPostgres() };
   return { DATABASE_URL: '', DATA_DIR: mkdtempSync(join(work, 'target-')) };
+}
+
+/** What a restore left in a target: tables in its schema (PostgreSQL), or entries in its DATA_DIR (PGlite). */
+async function tablesIn(target: Record<string, string>): Promise<number> {
+  if (!target.DATABASE_URL) return readdirSync(target.DATA_DIR!).length;
+  const client = new pg.Client({ connectionString: target.DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>(`select count(*)::int as n from information_schema.tables where table_schema = 'public'`);
+    return rows[0]!.n;
+  } finally {
+    await client.end();
+  }
 }
 
 async function postgresReachable(): Promise<boolean> {
@@ -250,15 +263,20 @@ describe(`npm run backup and npm run restore (${sourceKind} → ${sourceKind ===
         [JSON.stringify({ ...header, schema: { migrations: header.schema.migrations + 1, last: '9999_future' } }), ...lines.slice(1)].join('\n'),
       ),
     );
-    const refused = await cli('restore', newer, await emptyTarget());
+    const newerTarget = await emptyTarget();
+    const refused = await cli('restore', newer, newerTarget);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /comes from a newer Mailroom \(schema \d+, 9999_future\).*upgrade Mailroom, then restore/);
+    // Refused from the header alone: the target was not even opened (no schema, no new DATA_DIR cluster).
+    assert.equal(await tablesIn(newerTarget), 0);
 
     const notOne = join(work, 'not-a-snapshot.gz');
     writeFileSync(notOne, 'email\nsomeone@example.org\n');
-    const plain = await cli('restore', notOne, await emptyTarget());
+    const notOneTarget = await emptyTarget();
+    const plain = await cli('restore', notOne, notOneTarget);
     assert.equal(plain.code, 1);
     assert.match(plain.stderr, /is not a snapshot written by npm run backup/);
+    assert.equal(await tablesIn(notOneTarget), 0);
 
     const cut = join(work, 'cut.gz');
     writeFileSync(cut, gzipSync(lines.slice(0, Math.floor(lines.length / 2)).join('\n')));

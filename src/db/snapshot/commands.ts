@@ -7,7 +7,7 @@ import type { Config } from '../../config.js';
 import { createDatabase, type Database } from '../client.js';
 import { CONTROL_SOCKET, DATA_DIR_PATH } from './control-socket.js';
 import { SnapshotError } from './format.js';
-import { restoreSnapshot, type RestoreSummary } from './restore.js';
+import { openSnapshot, restoreSnapshot, type RestoreSummary } from './restore.js';
 import { inSnapshotTransaction } from './session.js';
 import { writeSnapshot, type SnapshotSummary } from './write.js';
 
@@ -54,16 +54,22 @@ export async function backupTo(config: Config, file: string): Promise<SnapshotSu
 /** Loads the snapshot in `file` into the configured database, which must be empty (see restore.ts). */
 export async function restoreFrom(config: Config, file: string): Promise<RestoreSummary> {
   if (!existsSync(file)) throw new SnapshotError(`no such file: ${file}`);
-  const database = await createDatabase({ databaseUrl: config.databaseUrl, poolSize: 2, dataDir: config.dataDir });
+  const input = createReadStream(file).pipe(createGunzip());
+  // A file that is not gzip fails in the stream, not in the reader: surface it as what it is.
+  const broken = new Promise<never>((_, reject) =>
+    input.once('error', (err) => reject(new SnapshotError(`${file} is not a snapshot written by npm run backup (${err.message})`))),
+  );
+  broken.catch(() => {}); // raced below; this only marks it handled until then
   try {
-    const input = createReadStream(file).pipe(createGunzip());
-    // A file that is not gzip fails in the stream, not in the reader: surface it as what it is.
-    const broken = new Promise<never>((_, reject) =>
-      input.once('error', (err) => reject(new SnapshotError(`${file} is not a snapshot written by npm run backup (${err.message})`))),
-    );
-    return await Promise.race([restoreSnapshot(database, input), broken]);
+    const snapshot = await Promise.race([openSnapshot(input), broken]);
+    const database = await createDatabase({ databaseUrl: config.databaseUrl, poolSize: 2, dataDir: config.dataDir });
+    try {
+      return await Promise.race([restoreSnapshot(database, snapshot), broken]);
+    } finally {
+      await database.close();
+    }
   } finally {
-    await database.close();
+    input.destroy();
   }
 }
 

@@ -32,7 +32,18 @@ export interface RestoreSummary {
  * restored ids. Anything wrong — a newer schema, data in the way, a cut-off file — throws a SnapshotError and
  * writes nothing.
  */
-export async function restoreSnapshot(database: Database, input: Readable): Promise<RestoreSummary> {
+export interface SnapshotReader {
+  readonly header: SnapshotHeader;
+  /** The next line; `what` names it in the error when the file ends before it. */
+  next(what: string): Promise<string>;
+}
+
+/**
+ * Opens a snapshot and checks its header (format, version, schema), before anything touches a database: a file that
+ * is not a snapshot, or one of another schema, is refused without creating the target (a new DATA_DIR is a fresh
+ * PostgreSQL cluster, seconds of work and a directory left behind).
+ */
+export async function openSnapshot(input: Readable): Promise<SnapshotReader> {
   const lines = createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
   const next = async (what: string): Promise<string> => {
     const line = await lines.next();
@@ -41,7 +52,11 @@ export async function restoreSnapshot(database: Database, input: Readable): Prom
   };
   const header = parseLine<SnapshotHeader>(await next('its header'), 'header');
   checkHeader(header);
+  return { header, next };
+}
 
+export async function restoreSnapshot(database: Database, snapshot: SnapshotReader): Promise<RestoreSummary> {
+  const { header, next } = snapshot;
   // Checked before migrating too, so a database with data in it is refused untouched (not upgraded first).
   if ((await appliedMigrationsOf(database)) > 0) await refuseData(drizzleSession(database.db));
   await migrate(database);
