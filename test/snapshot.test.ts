@@ -62,7 +62,7 @@ async function emptyTarget(): Promise<Record<string, string>> {
 }
 
 /** What a restore left in a target: tables in its schema (PostgreSQL), or entries in its DATA_DIR (PGlite). */
-async function tablesIn(target: Record<string, string>): Promise<number> {
+async function leftIn(target: Record<string, string>): Promise<number> {
   if (!target.DATABASE_URL) return readdirSync(target.DATA_DIR!).length;
   const client = new pg.Client({ connectionString: target.DATABASE_URL });
   await client.connect();
@@ -268,7 +268,7 @@ describe(`npm run backup and npm run restore (${sourceKind} → ${sourceKind ===
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /comes from a newer Mailroom \(schema \d+, 9999_future\).*upgrade Mailroom, then restore/);
     // Refused from the header alone: the target was not even opened (no schema, no new DATA_DIR cluster).
-    assert.equal(await tablesIn(newerTarget), 0);
+    assert.equal(await leftIn(newerTarget), 0);
 
     const notOne = join(work, 'not-a-snapshot.gz');
     writeFileSync(notOne, 'email\nsomeone@example.org\n');
@@ -276,7 +276,7 @@ describe(`npm run backup and npm run restore (${sourceKind} → ${sourceKind ===
     const plain = await cli('restore', notOne, notOneTarget);
     assert.equal(plain.code, 1);
     assert.match(plain.stderr, /is not a snapshot written by npm run backup/);
-    assert.equal(await tablesIn(notOneTarget), 0);
+    assert.equal(await leftIn(notOneTarget), 0);
 
     const cut = join(work, 'cut.gz');
     writeFileSync(cut, gzipSync(lines.slice(0, Math.floor(lines.length / 2)).join('\n')));

@@ -25,13 +25,6 @@ export interface RestoreSummary {
   readonly schema: SnapshotHeader['schema'];
 }
 
-/**
- * Loads a snapshot (format.ts) into `database`, which must hold no data: it is migrated first (so an empty
- * PostgreSQL database or a new DATA_DIR gets the schema), then every table is filled in one transaction, with the
- * tables' own triggers off (the counters they keep are in the snapshot already) and the sequences moved past the
- * restored ids. Anything wrong — a newer schema, data in the way, a cut-off file — throws a SnapshotError and
- * writes nothing.
- */
 export interface SnapshotReader {
   readonly header: SnapshotHeader;
   /** The next line; `what` names it in the error when the file ends before it. */
@@ -55,6 +48,12 @@ export async function openSnapshot(input: Readable): Promise<SnapshotReader> {
   return { header, next };
 }
 
+/**
+ * Loads an opened snapshot (format.ts; openSnapshot checked its header) into `database`, which must hold no data:
+ * it is migrated first (so an empty PostgreSQL database or a new DATA_DIR gets the schema), then every table is
+ * filled in one transaction, with the tables' own triggers off (the counters they keep are in the snapshot already)
+ * and the sequences moved past the restored ids. Anything wrong — data in the way, a cut-off file — throws a SnapshotError and writes nothing.
+ */
 export async function restoreSnapshot(database: Database, snapshot: SnapshotReader): Promise<RestoreSummary> {
   const { header, next } = snapshot;
   // Checked before migrating too, so a database with data in it is refused untouched (not upgraded first).
