@@ -42,8 +42,8 @@ export interface PublicHarness {
   newPage(options?: PageOptions): Promise<Page>;
   /**
    * Opens a page twice (desktop and phone) and shows it in light and dark, screenshots each to
-   * test-results/screenshots/public-<name>-<scheme>-<width>.png and checks it with axe-core. `open` brings the page
-   * to the state to show.
+   * test-results/screenshots/public-<name>-<scheme>-<width>.png and checks it with axe-core; without pictures
+   * (SCREENSHOTS=axe) one page, narrowed for the phone (checkBothWidths). `open` brings the page to the state to show.
    */
   screenshots(name: string, open: (page: Page) => Promise<unknown>, options?: Pick<PageOptions, 'locale'>): Promise<void>;
   close(): Promise<void>;
