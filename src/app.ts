@@ -45,7 +45,7 @@ import { blacklistRoutes } from './subscription/blacklist.routes.js';
 import { listMemberRoutes } from './subscription/list-member.routes.js';
 import { listRoutes } from './subscription/list.routes.js';
 import { Message, ValidationFailure } from './shared/schemas.js';
-import { validatorCompiler } from './shared/validation.js';
+import { deferredSchemaCompilers } from './shared/schema-compilers.js';
 import { systemRoutes } from './system.routes.js';
 import { segmentRoutes } from './segments/segment.routes.js';
 import { attachmentDownloadRoutes } from './messaging/attachment-download.routes.js';
@@ -97,7 +97,9 @@ export interface BuildOptions {
  */
 export async function buildApp(options: BuildOptions): Promise<FastifyInstance> {
   const { config } = options;
+  const schemas = deferredSchemaCompilers();
   const app = Fastify({
+    schemaController: { compilersFactory: { buildSerializer: schemas.buildSerializer } },
     logger: options.logger ?? {
       level: config.logLevel,
       ...(options.logStream ? { stream: options.logStream } : {}),
@@ -171,7 +173,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     await database.close();
   });
 
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(schemas.validatorCompiler);
+  app.decorate('compileSchemas', schemas.compileAll);
   app.addSchema(Message);
   app.addSchema(ValidationFailure);
   registerHttpConventions(app);

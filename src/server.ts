@@ -31,6 +31,8 @@ async function main(): Promise<void> {
     capMs: 20_000,
   });
 
+  // Every route's schemas before the first request: one that cannot compile stops the start (shared/schema-compilers.ts).
+  app.compileSchemas();
   await app.listen({ port: config.port, host: config.host });
   // The bound port, not the configured one: PORT=0 asks the system for a free port.
   const bound = app.server.address();

@@ -1,6 +1,5 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
 
 // ajv-formats ships CommonJS with a default export; under NodeNext the callable sits on `.default`.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -27,12 +26,13 @@ function createAjv(options: Options): Ajv {
 const bodyAjv = createAjv({ coerceTypes: false });
 const textAjv = createAjv({ coerceTypes: 'array' });
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+/** The validator of one part of a route's request (body, query string, path parameters or headers). */
+export function compileValidator(schema: object, httpPart: string | undefined): ValidateFunction {
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  const validate = ajv.compile(schema as object);
-  if (httpPart !== 'params') return validate as ReturnType<FastifySchemaCompiler<unknown>>;
-  return digitsOnlyIds(schema as ObjectSchema, validate) as ReturnType<FastifySchemaCompiler<unknown>>;
-};
+  const validate = ajv.compile(schema);
+  if (httpPart !== 'params') return validate;
+  return digitsOnlyIds(schema as ObjectSchema, validate);
+}
 
 interface ObjectSchema {
   properties?: Record<string, { type?: unknown }>;
