@@ -1,5 +1,5 @@
 import { SMTPServer } from 'smtp-server';
-import { simpleParser, type ParsedMail } from 'mailparser';
+import type { ParsedMail } from 'mailparser';
 import { createServer, type AddressInfo } from 'node:net';
 
 export interface ReceivedMail {
@@ -44,6 +44,8 @@ export async function startSmtpSink(port = 0): Promise<SmtpSink> {
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', async () => {
         const raw = Buffer.concat(chunks);
+        // Loaded by the first mail: most test files receive none, and loading it is 250 ms of CPU.
+        const { simpleParser } = await import('mailparser');
         const parsed = await simpleParser(raw);
         messages.push({
           envelope: {

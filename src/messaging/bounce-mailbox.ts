@@ -1,4 +1,4 @@
-import { ImapFlow } from 'imapflow';
+import type { ImapFlow } from 'imapflow';
 import type { AppContext } from '../context.js';
 import { loadActiveRules, processBounce } from './bounce-processing.js';
 import { MessageFormatError } from './mime.js';
@@ -64,6 +64,8 @@ export async function pollMailbox(ctx: AppContext): Promise<PollResult> {
   const where = parseMailboxUrl(ctx.config.bounces.mailboxUrl);
   const processedFolder = ctx.config.bounces.processedFolder;
   const result: PollResult = { fetched: 0, processed: 0, duplicates: 0, unreadable: 0, failed: 0, moved: 0, flagged: 0 };
+  // Loaded by the first poll: only a process with a bounce mailbox polls, and loading it is 250 ms of CPU.
+  const { ImapFlow } = await import('imapflow');
   const client = new ImapFlow({
     host: where.host,
     port: where.port,

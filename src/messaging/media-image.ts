@@ -1,4 +1,4 @@
-import sharp, { type Metadata } from 'sharp';
+import type { Metadata, Sharp, SharpOptions } from 'sharp';
 import { ValidationError } from '../shared/errors.js';
 import type { MediaType } from './media-type.js';
 
@@ -13,8 +13,19 @@ export const THUMBNAIL_SIZE = 320;
 /** The largest canvas accepted (40 megapixels: a 7,700 × 5,200 photo); larger ones are refused, not decoded. */
 export const MAX_PIXELS = 40_000_000;
 
-// Nothing is reused between uploads, so libvips's operation cache would only hold memory.
-sharp.cache(false);
+/**
+ * sharp, loaded by the first image read: libvips is a native library that only media uploads use, and loading it
+ * was 150 ms of CPU at every start of a process that never sees an image (the sending worker, each test file).
+ */
+let loaded: Promise<(input: Buffer, options: SharpOptions) => Sharp> | undefined;
+function sharp(input: Buffer, options: SharpOptions): Promise<Sharp> {
+  loaded ??= import('sharp').then(({ default: load }) => {
+    // Nothing is reused between uploads, so libvips's operation cache would only hold memory.
+    load.cache(false);
+    return load;
+  });
+  return loaded.then((load) => load(input, options));
+}
 
 const unreadable = () => ValidationError.field('file', 'The image cannot be read: it is damaged or not complete.');
 
@@ -32,7 +43,7 @@ export async function readImage(bytes: Buffer, type: MediaType): Promise<ReadIma
   const options = { limitInputPixels: MAX_PIXELS, failOn: 'error' } as const;
   let meta: Metadata;
   try {
-    meta = await sharp(bytes, options).metadata();
+    meta = await (await sharp(bytes, options)).metadata();
   } catch {
     throw unreadable();
   }
@@ -51,7 +62,9 @@ export async function readImage(bytes: Buffer, type: MediaType): Promise<ReadIma
   const turned = (meta.orientation ?? 1) >= 5;
   let thumbnail: Buffer;
   try {
-    thumbnail = await sharp(bytes, options)
+    thumbnail = await (
+      await sharp(bytes, options)
+    )
       .rotate()
       .resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true })
       .webp({ quality: 80 })
