@@ -48,6 +48,13 @@ export function goldenPgliteDataDir(): string {
   return join(process.cwd(), '.cache', `golden-pglite-${migrationsHash()}`);
 }
 
+/**
+ * Where each file's copy goes: a memory file system when there is one. A copy is 42 MB (a 16 MB WAL segment among
+ * them), written and deleted some 250 times a run; on the disk the copy and its deletion took 0.2–0.9 s of CPU
+ * each, and the kernel's writeback more besides, against 0.1 s in /dev/shm, where nothing is written back.
+ */
+const COPIES = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+
 export function withDatabaseName(url: string, name: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${name}`;
@@ -66,7 +73,7 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   if (!baseUrl) {
     const golden = goldenPgliteDataDir();
     if (!existsSync(golden)) throw new Error(`No golden database in ${golden}: run \`${PREPARE}\` first (npm test runs it too).`);
-    const dataDir = mkdtempSync(join(tmpdir(), 'mailroom-test-'));
+    const dataDir = mkdtempSync(join(COPIES, 'mailroom-test-'));
     const remove = () => rmSync(dataDir, { recursive: true, force: true });
     // A test that dies without closing its database leaves no copy behind.
     process.once('exit', remove);
