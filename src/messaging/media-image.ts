@@ -16,15 +16,24 @@ export const MAX_PIXELS = 40_000_000;
 /**
  * sharp, loaded by the first image read: libvips is a native library that only media uploads use, and loading it
  * was 150 ms of CPU at every start of a process that never sees an image (the sending worker, each test file).
+ * A failed load is not kept (the next upload tries again) and is not the image's fault: it is thrown as it is, a 500,
+ * never the 422 of an unreadable image.
  */
-let loaded: Promise<(input: Buffer, options: SharpOptions) => Sharp> | undefined;
-function sharp(input: Buffer, options: SharpOptions): Promise<Sharp> {
-  loaded ??= import('sharp').then(({ default: load }) => {
-    // Nothing is reused between uploads, so libvips's operation cache would only hold memory.
-    load.cache(false);
-    return load;
-  });
-  return loaded.then((load) => load(input, options));
+type SharpFactory = (input: Buffer, options: SharpOptions) => Sharp;
+let loaded: Promise<SharpFactory> | undefined;
+function loadSharp(): Promise<SharpFactory> {
+  loaded ??= import('sharp').then(
+    ({ default: sharp }) => {
+      // Nothing is reused between uploads, so libvips's operation cache would only hold memory.
+      sharp.cache(false);
+      return sharp;
+    },
+    (err: unknown) => {
+      loaded = undefined;
+      throw err;
+    },
+  );
+  return loaded;
 }
 
 const unreadable = () => ValidationError.field('file', 'The image cannot be read: it is damaged or not complete.');
@@ -40,10 +49,11 @@ export interface ReadImage {
 
 /** Dimensions (as displayed) and thumbnail of an image whose type the bytes were detected as; 422 when unreadable. */
 export async function readImage(bytes: Buffer, type: MediaType): Promise<ReadImage> {
+  const sharp = await loadSharp();
   const options = { limitInputPixels: MAX_PIXELS, failOn: 'error' } as const;
   let meta: Metadata;
   try {
-    meta = await (await sharp(bytes, options)).metadata();
+    meta = await sharp(bytes, options).metadata();
   } catch {
     throw unreadable();
   }
@@ -62,9 +72,7 @@ export async function readImage(bytes: Buffer, type: MediaType): Promise<ReadIma
   const turned = (meta.orientation ?? 1) >= 5;
   let thumbnail: Buffer;
   try {
-    thumbnail = await (
-      await sharp(bytes, options)
-    )
+    thumbnail = await sharp(bytes, options)
       .rotate()
       .resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true })
       .webp({ quality: 80 })
