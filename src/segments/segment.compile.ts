@@ -293,7 +293,7 @@ export function segmentCountSource(definition: GroupCondition): { from: SQL; pre
 /**
  * Whether the definition itself puts every match on some list (all of: …, member of a list or subscribed to one):
  * then the consent rule's "on some list" holds for each, and a count need not probe every match's memberships again
- * (70,000 probes of subscriptions_subscriber_id_idx in the bench's count, docs/api.md "Segments").
+ * (the bench's count with its 70,000 matches made mailable: 345 → 258 ms, docs/api.md "Segments").
  */
 function allOnSomeList(definition: GroupCondition): boolean {
   return (
