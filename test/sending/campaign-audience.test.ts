@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eq, sql } from 'drizzle-orm';
 import { blacklist, lists, subscribers, subscriptions } from '../../src/db/schema/index.js';
-import { queryRows } from '../../src/db/client.js';
+import { createDatabase, queryRows } from '../../src/db/client.js';
 import { SENDABLE_FLAGS } from '../../src/subscription/index.js';
 import { createSubscriber, subscribe } from '../factories.js';
 import { startTestApp, type TestApp } from '../helper.js';
@@ -179,5 +179,41 @@ describe('GET /api/v2/campaigns/{id}/audience', () => {
     await t.db.delete(lists).where(eq(lists.id, list.id));
     const left = await queryRows<{ n: number }>(t.db, sql`select count(*)::int as n from list_sendable_counts where list_id = ${list.id}`);
     assert.deepEqual(left, [{ n: 0 }]);
+  });
+});
+
+const pgOnly = process.env.DATABASE_URL ? false : 'needs PostgreSQL: PGlite is one connection, so nothing can hold a lock meanwhile';
+
+describe('the sendable counters under concurrent writers', { skip: pgOnly }, () => {
+  test("a subscription being written holds its subscriber's flags until it commits, whether it locked the row or updated it", async () => {
+    const { list } = await listWithMembers(t.db, 1, { prefix: 'race' });
+    const committed = await createSubscriber(t.db, { email: 'race-committed@example.com', confirmed: true });
+    const updated = await createSubscriber(t.db, { email: 'race-updated@example.com', confirmed: false });
+    const flagChangeWaits = async (id: number) => {
+      let code = 'done';
+      try {
+        await t.db.transaction(async (tx) => {
+          await tx.execute(sql`set local lock_timeout = '300ms'`);
+          await tx.execute(sql`update subscribers set confirmed = not confirmed where id = ${id}`);
+        });
+      } catch (err) {
+        const e = err as { code?: string; cause?: { code?: string } };
+        code = e.code ?? e.cause?.code ?? String(err);
+      }
+      return code;
+    };
+    const second = await createDatabase({ databaseUrl: t.databaseUrl, poolSize: 1 });
+    try {
+      await second.db.transaction(async (tx) => {
+        await tx.execute(sql`update subscribers set confirmed = true where id = ${updated.id}`);
+        await tx.execute(sql`insert into subscriptions (list_id, subscriber_id) values (${list.id}, ${committed.id}), (${list.id}, ${updated.id})`);
+        assert.equal(await flagChangeWaits(committed.id), '55P03');
+        assert.equal(await flagChangeWaits(updated.id), '55P03');
+      });
+    } finally {
+      await second.close();
+    }
+    const c = await sendableCampaign(t.db, [list.id]);
+    assert.deepEqual((await get(`/campaigns/${c.id}/audience`)).json(), { count: 3, lists: 1, text_only: 0 });
   });
 });

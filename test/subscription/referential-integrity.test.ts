@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { queryRows } from '../../src/db/client.js';
+import { createDatabase, queryRows, type Executor } from '../../src/db/client.js';
 import { startTestApp, type TestApp } from '../helper.js';
 import { createList, createSubscriber, subscribe } from '../factories.js';
 
@@ -107,5 +107,85 @@ describe('parents of subscriptions, attribute values and history', () => {
     await t.db.execute(sql`delete from lists where id = ${list.id}`);
     assert.equal(await countOf('subscriptions', 'list_id', list.id), 0);
     assert.equal(await countOf('subscriptions', 'subscriber_id', keep.id), 0);
+  });
+});
+
+/** A transaction on `db` that gives up after `ms` waiting for a row lock (55P03), answering its error code or 'done'. */
+async function withinLockTimeout(db: TestApp['db'], ms: number, work: (tx: Executor) => Promise<unknown>): Promise<string> {
+  const code = await errorCodeOf(
+    db.transaction(async (tx) => {
+      await tx.execute(sql.raw(`set local lock_timeout = '${ms}ms'`));
+      await work(tx);
+    }),
+  );
+  return code ?? 'done';
+}
+
+const onPostgres = Boolean(process.env.DATABASE_URL);
+const pgOnly = onPostgres ? false : 'needs PostgreSQL: PGlite is one connection, so nothing can hold a lock meanwhile';
+
+/*
+ * A parent whose row version the inserting transaction wrote is counted, not locked (require_rows in
+ * 012_subscriber_children.sql): an import names the subscribers it has just inserted.
+ */
+describe('parents written by the same transaction', () => {
+  test('a subscriber inserted in the transaction is found, and a missing one beside it is still refused with 23503', async () => {
+    const list = await createList(t.db);
+    const committed = await createSubscriber(t.db);
+    const updated = await createSubscriber(t.db);
+    const own = await t.db.transaction(async (tx) => {
+      const id = await createSubscriberIn(tx, 'ri-own@example.com');
+      await tx.execute(sql`update subscribers set confirmed = true where id = ${updated.id}`);
+      // Three parents in one statement: inserted here, updated here, and committed before (locked).
+      await tx.execute(
+        sql`insert into subscriptions (list_id, subscriber_id) values (${list.id}, ${id}), (${list.id}, ${updated.id}), (${list.id}, ${committed.id})`,
+      );
+      await tx.execute(sql`insert into subscriber_history (subscriber_id, summary) values (${id}, 'own'), (${updated.id}, 'updated')`);
+      return id;
+    });
+    assert.equal(await countOf('subscriptions', 'list_id', list.id), 3);
+    assert.equal(await countOf('subscriber_history', 'subscriber_id', own), 1);
+    assert.equal(await countOf('subscriber_history', 'subscriber_id', updated.id), 1);
+
+    const code = await errorCodeOf(
+      t.db.transaction(async (tx) => {
+        const id = await createSubscriberIn(tx, 'ri-own-2@example.com');
+        await tx.execute(sql`insert into subscriptions (list_id, subscriber_id) values (${list.id}, ${id}), (${list.id}, 2147483000)`);
+      }),
+    );
+    assert.equal(code, '23503');
+    assert.equal(await countOf('subscriptions', 'list_id', list.id), 3);
+    const [gone] = await queryRows<{ n: number }>(t.db, sql`select count(*)::int as n from subscribers where email = 'ri-own-2@example.com'`);
+    assert.equal(gone!.n, 0);
+  });
+});
+
+async function createSubscriberIn(db: Executor, email: string): Promise<number> {
+  const [row] = await queryRows<{ id: number }>(db, sql`insert into subscribers (email, unique_id) values (${email}, md5(${email})) returning id`);
+  return row!.id;
+}
+
+describe('parents held until the writing transaction ends', { skip: pgOnly }, () => {
+  test('a delete of a parent the open transaction names waits for it, whether it locked the parent or updated it', async () => {
+    const list = await createList(t.db);
+    const committed = await createSubscriber(t.db);
+    const updated = await createSubscriber(t.db);
+    const second = await createDatabase({ databaseUrl: t.databaseUrl, poolSize: 1 });
+    try {
+      await second.db.transaction(async (tx) => {
+        await tx.execute(sql`update subscribers set disabled = true where id = ${updated.id}`);
+        await tx.execute(sql`insert into subscriptions (list_id, subscriber_id) values (${list.id}, ${committed.id}), (${list.id}, ${updated.id})`);
+        for (const id of [committed.id, updated.id]) {
+          const code = await withinLockTimeout(t.db, 300, (other) => other.execute(sql`delete from subscribers where id = ${id}`));
+          assert.equal(code, '55P03', `the delete of subscriber ${id} waited for the transaction`);
+        }
+      });
+    } finally {
+      await second.close();
+    }
+    // Once it has committed, the delete goes through and takes the subscriptions with it.
+    assert.equal(await withinLockTimeout(t.db, 300, (tx) => tx.execute(sql`delete from subscribers where id = ${committed.id}`)), 'done');
+    assert.equal(await countOf('subscriptions', 'subscriber_id', committed.id), 0);
+    assert.equal(await countOf('subscriptions', 'subscriber_id', updated.id), 1);
   });
 });

@@ -13,7 +13,9 @@
 -- other's uncommitted row and leave the count off by one for good. So the subscription triggers first lock their
 -- subscribers FOR SHARE (which waits for an UPDATE of them to commit, and makes a later UPDATE wait), and the
 -- blacklist triggers lock theirs FOR NO KEY UPDATE, each in its own statement; the counting statement that follows
--- takes a new snapshot (READ COMMITTED), so it sees what the other transaction committed.
+-- takes a new snapshot (READ COMMITTED), so it sees what the other transaction committed. A subscriber whose row
+-- version this transaction wrote is not locked: no other transaction can change it before this one commits (see
+-- require_rows in 012), and an import's subscriptions name the subscribers it has just inserted (issue 24).
 
 -- Whether a subscriber with these flags and this address gets mail (the blacklist table as it is now). Called per
 -- row, so only where few rows are looked at (changed subscribers); the bulk paths spell the rule out as a join.
@@ -35,7 +37,8 @@ $$;
 -- planner cannot turn into a join over the whole table.
 CREATE OR REPLACE FUNCTION list_sendable_counts_add() RETURNS trigger LANGUAGE plpgsql SET enable_seqscan = off AS $$
 BEGIN
-  PERFORM 1 FROM subscribers WHERE id = ANY (ARRAY(SELECT subscriber_id FROM new_members)) FOR SHARE;
+  PERFORM 1 FROM subscribers WHERE id = ANY (ARRAY(SELECT subscriber_id FROM new_members)) AND xmin <> pg_current_xact_id()::xid
+    FOR SHARE;
   INSERT INTO list_sendable_counts AS c (list_id, shard, members)
   SELECT m.list_id, pg_backend_pid() % 16, count(*)
   FROM new_members m
@@ -50,7 +53,8 @@ $$;
 
 CREATE OR REPLACE FUNCTION list_sendable_counts_remove() RETURNS trigger LANGUAGE plpgsql SET enable_seqscan = off AS $$
 BEGIN
-  PERFORM 1 FROM subscribers WHERE id = ANY (ARRAY(SELECT subscriber_id FROM old_members)) FOR SHARE;
+  PERFORM 1 FROM subscribers WHERE id = ANY (ARRAY(SELECT subscriber_id FROM old_members)) AND xmin <> pg_current_xact_id()::xid
+    FOR SHARE;
   INSERT INTO list_sendable_counts AS c (list_id, shard, members)
   SELECT m.list_id, pg_backend_pid() % 16, -count(*)
   FROM old_members m
@@ -67,7 +71,8 @@ $$;
 CREATE OR REPLACE FUNCTION list_sendable_counts_move() RETURNS trigger LANGUAGE plpgsql SET enable_seqscan = off AS $$
 BEGIN
   PERFORM 1 FROM subscribers
-  WHERE id = ANY (ARRAY(SELECT subscriber_id FROM new_members UNION SELECT subscriber_id FROM old_members)) FOR SHARE;
+  WHERE id = ANY (ARRAY(SELECT subscriber_id FROM new_members UNION SELECT subscriber_id FROM old_members))
+    AND xmin <> pg_current_xact_id()::xid FOR SHARE;
   INSERT INTO list_sendable_counts AS c (list_id, shard, members)
   SELECT d.list_id, pg_backend_pid() % 16, sum(d.delta)
   FROM (
