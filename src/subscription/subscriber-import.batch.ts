@@ -73,11 +73,21 @@ function markConfirmed(row: ImportRow): ImportRow {
 interface BatchWrites {
   readonly updates: repo.SubscriberUpdates;
   readonly history: { ids: number[]; details: string[] };
-  readonly attributes: { ids: number[]; definitions: number[]; values: (string | null)[] };
+  /** Values of subscribers that were there before (upserted), and of those this batch created (inserted). */
+  readonly attributes: AttributeValues;
+  readonly newAttributes: AttributeValues;
+  /** Subscribers that were there before (some may be on the list already), and those this batch created. */
   readonly toSubscribe: number[];
+  readonly newToSubscribe: number[];
   /** Subscribers that stay unconfirmed after this batch and may be mailed when newly subscribed. */
   readonly mailable: Set<number>;
   readonly blacklistEmails: string[];
+}
+
+interface AttributeValues {
+  ids: number[];
+  definitions: number[];
+  values: (string | null)[];
 }
 
 function emptyWrites(): BatchWrites {
@@ -85,7 +95,9 @@ function emptyWrites(): BatchWrites {
     updates: { id: [], email: [], confirmed: [], blacklisted: [], htmlEmail: [], disabled: [], extraData: [], foreignKey: [] },
     history: { ids: [], details: [] },
     attributes: { ids: [], definitions: [], values: [] },
+    newAttributes: { ids: [], definitions: [], values: [] },
     toSubscribe: [],
+    newToSubscribe: [],
     mailable: new Set(),
     blacklistEmails: [],
   };
@@ -207,7 +219,7 @@ function planExisting(
     if (!row.invalidEmail) writes.mailable.add(target.id);
   }
   if (flags.blacklisted && !target.blacklisted) writes.blacklistEmails.push(row.email);
-  addAttributes(writes, target.id, row);
+  addAttributes(writes.attributes, target.id, row);
   writes.history.ids.push(target.id);
   writes.history.details.push(lines.length > 0 ? lines.join('\n') : 'No user details changed');
   tally.existing(row, target.touchedByImport, true);
@@ -264,8 +276,8 @@ function planCreated(
       if (!row.invalidEmail) writes.mailable.add(id);
     }
     if (row.flags.blacklisted) writes.blacklistEmails.push(row.email);
-    else if (options.listId !== null) writes.toSubscribe.push(id);
-    addAttributes(writes, id, row);
+    else if (options.listId !== null) writes.newToSubscribe.push(id);
+    addAttributes(writes.newAttributes, id, row);
     writes.history.ids.push(id);
     writes.history.details.push(
       row.attributeNames.length > 0 ? `Created by import\nattributes set: ${row.attributeNames.join(', ')}` : 'Created by import',
@@ -273,24 +285,30 @@ function planCreated(
   }
 }
 
-function addAttributes(writes: BatchWrites, id: number, row: ImportRow): void {
+function addAttributes(into: AttributeValues, id: number, row: ImportRow): void {
   for (const a of row.attributes) {
-    writes.attributes.ids.push(id);
-    writes.attributes.definitions.push(a.definitionId);
-    writes.attributes.values.push(a.value);
+    into.ids.push(id);
+    into.definitions.push(a.definitionId);
+    into.values.push(a.value);
   }
 }
 
 /**
- * One statement per table. `subscribe` answers only the subscriptions it created, so a confirmation request goes to
- * subscribers newly on the list (and left unconfirmed), never again to one already on it.
+ * One statement per table, and per kind of subscriber: the rows of subscribers this batch created are plain inserts,
+ * since nothing can name a subscriber before this transaction commits, and an insert that need not look for a
+ * conflict first costs a third less (issue 24: 2,000,000 attribute values 0.86 → 0.55 s per 200,000 measured);
+ * those of subscribers that were there before are upserts. `subscribe` answers only the subscriptions it created,
+ * so a confirmation request goes to subscribers newly on the list (and left unconfirmed), never again to one
+ * already on it.
  */
 async function writePlanned(tx: Executor, writes: BatchWrites, options: BatchOptions, tally: BatchTally): Promise<void> {
   await repo.updateSubscribers(tx, writes.updates);
   await repo.insertBlacklistEntries(tx, writes.blacklistEmails, options.adminId);
   await repo.upsertAttributeValues(tx, writes.attributes.ids, writes.attributes.definitions, writes.attributes.values);
+  await repo.insertAttributeValues(tx, writes.newAttributes.ids, writes.newAttributes.definitions, writes.newAttributes.values);
   if (options.listId !== null) {
-    const added = await repo.subscribe(tx, options.listId, writes.toSubscribe);
+    await repo.subscribeNew(tx, options.listId, writes.newToSubscribe);
+    const added = [...writes.newToSubscribe, ...(await repo.subscribe(tx, options.listId, writes.toSubscribe))];
     // One insert per batch (by reference, nothing rendered), in the import's transaction: the mails exist exactly
     // when the import does.
     if (options.sendConfirmation)

@@ -140,6 +140,25 @@ export async function upsertAttributeValues(
     on conflict (subscriber_id, definition_id) do update set value = excluded.value, updated_at = now()`);
 }
 
+/** Values for subscribers this transaction created, which can have none yet: a plain insert. */
+export async function insertAttributeValues(
+  db: Executor,
+  subscriberIds: number[],
+  definitionIds: number[],
+  values: (string | null)[],
+): Promise<void> {
+  if (subscriberIds.length === 0) return;
+  await db.execute(sql`
+    insert into subscriber_attribute_values (subscriber_id, definition_id, value)
+    select * from unnest(${sqlArray(subscriberIds, 'integer')}, ${sqlArray(definitionIds, 'integer')}, ${sqlArray(values, 'text')})`);
+}
+
+/** Subscribes subscribers this transaction created, which are on no list yet: a plain insert. */
+export async function subscribeNew(db: Executor, listId: number, subscriberIds: number[]): Promise<void> {
+  if (subscriberIds.length === 0) return;
+  await db.execute(sql`insert into subscriptions (list_id, subscriber_id) select ${listId}, unnest(${sqlArray(subscriberIds, 'integer')})`);
+}
+
 /** Subscribes; existing subscriptions stay. Answers the subscribers newly subscribed. */
 export async function subscribe(db: Executor, listId: number, subscriberIds: number[]): Promise<number[]> {
   if (subscriberIds.length === 0) return [];
