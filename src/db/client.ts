@@ -18,7 +18,29 @@ export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Executor = Pick<Db, 'select' | 'insert' | 'update' | 'delete' | 'execute' | 'transaction'>;
 
 /** A JS array as one array parameter of `type` (drizzle would otherwise expand it into a list of parameters). */
-export const sqlArray = (values: readonly unknown[], type: string): SQL => sql`${sql.param(values)}::${sql.raw(type)}[]`;
+export const sqlArray = (values: readonly unknown[], type: string): SQL => sql`${sql.param(arrayParameter(values))}::${sql.raw(type)}[]`;
+
+/**
+ * An array of numbers, booleans, strings and nulls written as PostgreSQL's array literal in one pass; any other
+ * array (dates, nested arrays) is left to the driver. node-postgres escapes each element with two regular
+ * expression replacements and a string of its own: for an import's batches that was 1.8 s of CPU a million rows,
+ * on the path between one statement and the next (issue 24). Strings are always quoted, so an element never reads
+ * as NULL or loses its spaces; only `"` and `\` need a backslash inside quotes.
+ */
+export function arrayParameter(values: readonly unknown[]): readonly unknown[] | string {
+  const parts = new Array<string>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (value === null || value === undefined) parts[i] = 'NULL';
+    else if (typeof value === 'string') parts[i] = `"${NEEDS_ESCAPE.test(value) ? value.replace(ESCAPED, '\\$&') : value}"`;
+    else if (typeof value === 'number' || typeof value === 'bigint') parts[i] = String(value);
+    else if (typeof value === 'boolean') parts[i] = value ? 't' : 'f';
+    else return values;
+  }
+  return `{${parts.join(',')}}`;
+}
+const NEEDS_ESCAPE = /["\\]/;
+const ESCAPED = /["\\]/g;
 
 /** One column of a batch as a typed array parameter, for `unnest(…)`: `sqlColumn(rows, 'integer', (r) => r.campaignId)`. */
 export const sqlColumn = <T>(rows: readonly T[], type: string, pick: (row: T) => unknown): SQL => sqlArray(rows.map(pick), type);
