@@ -74,20 +74,14 @@ interface BatchWrites {
   readonly updates: repo.SubscriberUpdates;
   readonly history: { ids: number[]; details: string[] };
   /** Values of subscribers that were there before (upserted), and of those this batch created (inserted). */
-  readonly attributes: AttributeValues;
-  readonly newAttributes: AttributeValues;
+  readonly attributes: repo.AttributeValues;
+  readonly newAttributes: repo.AttributeValues;
   /** Subscribers that were there before (some may be on the list already), and those this batch created. */
   readonly toSubscribe: number[];
   readonly newToSubscribe: number[];
   /** Subscribers that stay unconfirmed after this batch and may be mailed when newly subscribed. */
   readonly mailable: Set<number>;
   readonly blacklistEmails: string[];
-}
-
-interface AttributeValues {
-  ids: number[];
-  definitions: number[];
-  values: (string | null)[];
 }
 
 function emptyWrites(): BatchWrites {
@@ -285,7 +279,7 @@ function planCreated(
   }
 }
 
-function addAttributes(into: AttributeValues, id: number, row: ImportRow): void {
+function addAttributes(into: repo.AttributeValues, id: number, row: ImportRow): void {
   for (const a of row.attributes) {
     into.ids.push(id);
     into.definitions.push(a.definitionId);
@@ -304,8 +298,8 @@ function addAttributes(into: AttributeValues, id: number, row: ImportRow): void 
 async function writePlanned(tx: Executor, writes: BatchWrites, options: BatchOptions, tally: BatchTally): Promise<void> {
   await repo.updateSubscribers(tx, writes.updates);
   await repo.insertBlacklistEntries(tx, writes.blacklistEmails, options.adminId);
-  await repo.upsertAttributeValues(tx, writes.attributes.ids, writes.attributes.definitions, writes.attributes.values);
-  await repo.insertAttributeValues(tx, writes.newAttributes.ids, writes.newAttributes.definitions, writes.newAttributes.values);
+  await repo.writeAttributeValues(tx, writes.attributes, false);
+  await repo.writeAttributeValues(tx, writes.newAttributes, true);
   if (options.listId !== null) {
     await repo.subscribeNew(tx, options.listId, writes.newToSubscribe);
     const added = [...writes.newToSubscribe, ...(await repo.subscribe(tx, options.listId, writes.toSubscribe))];

@@ -127,30 +127,25 @@ export async function insertBlacklistEntries(db: Executor, emails: string[], add
     on conflict do nothing`);
 }
 
-export async function upsertAttributeValues(
-  db: Executor,
-  subscriberIds: number[],
-  definitionIds: number[],
-  values: (string | null)[],
-): Promise<void> {
-  if (subscriberIds.length === 0) return;
-  await db.execute(sql`
-    insert into subscriber_attribute_values (subscriber_id, definition_id, value)
-    select * from unnest(${sqlArray(subscriberIds, 'integer')}, ${sqlArray(definitionIds, 'integer')}, ${sqlArray(values, 'text')})
-    on conflict (subscriber_id, definition_id) do update set value = excluded.value, updated_at = now()`);
+/** Attribute values as parallel columns: the subscriber, the definition and the value of each. */
+export interface AttributeValues {
+  ids: number[];
+  definitions: number[];
+  values: (string | null)[];
 }
 
-/** Values for subscribers this transaction created, which can have none yet: a plain insert. */
-export async function insertAttributeValues(
-  db: Executor,
-  subscriberIds: number[],
-  definitionIds: number[],
-  values: (string | null)[],
-): Promise<void> {
-  if (subscriberIds.length === 0) return;
-  await db.execute(sql`
+/**
+ * Writes attribute values. Those of subscribers this transaction created (`created`), which can have none yet, are a
+ * plain insert; the others replace the value a subscriber has for that definition.
+ */
+export async function writeAttributeValues(db: Executor, rows: AttributeValues, created: boolean): Promise<void> {
+  if (rows.ids.length === 0) return;
+  const insert = sql`
     insert into subscriber_attribute_values (subscriber_id, definition_id, value)
-    select * from unnest(${sqlArray(subscriberIds, 'integer')}, ${sqlArray(definitionIds, 'integer')}, ${sqlArray(values, 'text')})`);
+    select * from unnest(${sqlArray(rows.ids, 'integer')}, ${sqlArray(rows.definitions, 'integer')}, ${sqlArray(rows.values, 'text')})`;
+  await db.execute(
+    created ? insert : sql`${insert} on conflict (subscriber_id, definition_id) do update set value = excluded.value, updated_at = now()`,
+  );
 }
 
 /** Subscribes subscribers this transaction created, which are on no list yet: a plain insert. */
