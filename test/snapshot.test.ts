@@ -94,6 +94,10 @@ describe(`npm run backup and npm run restore (${sourceKind} → ${sourceKind ===
   let headers: Record<string, string>;
   let campaignId: number;
   let answers: Map<string, unknown>;
+  /** The UTC day the answers were read on: the dashboard's windows end today, so its answer moves at midnight. */
+  let answersDay: string;
+  const utcDay = () => new Date().toISOString().slice(0, 10);
+  const DATED = new Set(['/api/v2/analytics/dashboard']);
   const file = join(work, 'mailroom.snapshot.gz');
 
   // The pages and figures an operator and a phpList client read; each must be the same after the move.
@@ -194,6 +198,7 @@ describe(`npm run backup and npm run restore (${sourceKind} → ${sourceKind ===
     await app.ctx.bounceCounts.fold();
 
     answers = new Map();
+    answersDay = utcDay();
     for (const url of readings(campaignId, [everyone.id, readers.id])) {
       const res = await app.inject({ method: 'GET', url, headers });
       assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
@@ -233,6 +238,11 @@ describe(`npm run backup and npm run restore (${sourceKind} → ${sourceKind ===
     try {
       // The administrator's session key works as before: sessions, secrets and ids came along.
       for (const [url, before] of answers) {
+        // Read on both sides of midnight (UTC), the dashboard's days have moved on: not a difference the move made.
+        if (DATED.has(url) && utcDay() !== answersDay) {
+          t.diagnostic(`${url} not compared: read on ${answersDay}, and now it is ${utcDay()}`);
+          continue;
+        }
         const res = await app.inject({ method: 'GET', url, headers });
         assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
         assert.deepEqual(res.json(), before, url);
