@@ -120,3 +120,31 @@ export async function queuedMailRetried(t: Pick<TestApp, 'db'>, kind: string, ad
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** The `skip` of tests that hold a lock on a second connection: PGlite is one connection. */
+export const PG_ONLY = process.env.DATABASE_URL ? false : 'needs PostgreSQL: PGlite is one connection, so nothing can hold a lock meanwhile';
+
+/** The SQLSTATE a statement failed with (the driver's, or the one Drizzle wraps as `cause`); undefined when it succeeded. */
+export async function errorCodeOf(statement: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await statement;
+  } catch (err) {
+    const e = err as { code?: string; cause?: { code?: string } };
+    return e.code ?? e.cause?.code;
+  }
+  return undefined;
+}
+
+/**
+ * Runs `work` in a transaction on `db` that gives up after `ms` waiting for a row lock: '55P03' when something held
+ * the rows it wanted, 'done' when it went through, else the error's code.
+ */
+export async function withinLockTimeout(db: TestApp['db'], ms: number, work: (tx: TestApp['db']) => Promise<unknown>): Promise<string> {
+  const code = await errorCodeOf(
+    db.transaction(async (tx) => {
+      await tx.execute(sql.raw(`set local lock_timeout = '${Math.trunc(ms)}ms'`));
+      await work(tx as unknown as TestApp['db']);
+    }),
+  );
+  return code ?? 'done';
+}

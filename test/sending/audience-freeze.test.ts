@@ -9,7 +9,7 @@ import { tryFreezeLock } from '../../src/sending/audience.repository.js';
 import { promoteDueCampaigns } from '../../src/sending/campaign-run.js';
 import { startWorker } from '../../src/sending/worker.js';
 import { createList, createSubscriber, subscribe } from '../factories.js';
-import { startTestApp, type TestApp } from '../helper.js';
+import { PG_ONLY, startTestApp, type TestApp } from '../helper.js';
 import { countersOf, deliveryRows, freezeAudiences, listWithMembers, parkOtherCampaigns, recipientsOf, sendableCampaign } from './send-fixtures.js';
 
 /*
@@ -25,9 +25,6 @@ before(async () => {
   ({ headers } = await t.adminWithSession());
 });
 after(() => t.close());
-
-const onPostgres = Boolean(process.env.DATABASE_URL);
-const pgOnly = onPostgres ? false : 'needs PostgreSQL: PGlite is one connection, so nothing can hold a lock meanwhile';
 
 const api = async (method: 'POST' | 'PATCH', url: string, payload?: object) => {
   const res = await t.inject({ method, url: `/api/v2${url}`, headers, ...(payload ? { payload } : {}) });
@@ -204,7 +201,7 @@ describe('freezing in the background', () => {
   });
 });
 
-describe('several workers freezing one campaign', { skip: pgOnly }, () => {
+describe('several workers freezing one campaign', { skip: PG_ONLY }, () => {
   test('a campaign whose chunk another worker holds is skipped, not waited for; then frozen once', async () => {
     const { list } = await listWithMembers(t.db, 3, { prefix: 'held' });
     const c = await sendableCampaign(t.db, [list.id]);

@@ -5,7 +5,7 @@ import { blacklist, lists, subscribers, subscriptions } from '../../src/db/schem
 import { createDatabase, queryRows } from '../../src/db/client.js';
 import { SENDABLE_FLAGS } from '../../src/subscription/index.js';
 import { createSubscriber, subscribe } from '../factories.js';
-import { startTestApp, type TestApp } from '../helper.js';
+import { PG_ONLY, startTestApp, withinLockTimeout, type TestApp } from '../helper.js';
 import { deliveryRows, freezeAudiences, listWithMembers, parkOtherCampaigns, sendableCampaign } from './send-fixtures.js';
 
 /*
@@ -182,26 +182,13 @@ describe('GET /api/v2/campaigns/{id}/audience', () => {
   });
 });
 
-const pgOnly = process.env.DATABASE_URL ? false : 'needs PostgreSQL: PGlite is one connection, so nothing can hold a lock meanwhile';
-
-describe('the sendable counters under concurrent writers', { skip: pgOnly }, () => {
+describe('the sendable counters under concurrent writers', { skip: PG_ONLY }, () => {
   test("a subscription being written holds its subscriber's flags until it commits, whether it locked the row or updated it", async () => {
     const { list } = await listWithMembers(t.db, 1, { prefix: 'race' });
     const committed = await createSubscriber(t.db, { email: 'race-committed@example.com', confirmed: true });
     const updated = await createSubscriber(t.db, { email: 'race-updated@example.com', confirmed: false });
-    const flagChangeWaits = async (id: number) => {
-      let code = 'done';
-      try {
-        await t.db.transaction(async (tx) => {
-          await tx.execute(sql`set local lock_timeout = '300ms'`);
-          await tx.execute(sql`update subscribers set confirmed = not confirmed where id = ${id}`);
-        });
-      } catch (err) {
-        const e = err as { code?: string; cause?: { code?: string } };
-        code = e.code ?? e.cause?.code ?? String(err);
-      }
-      return code;
-    };
+    const flagChangeWaits = (id: number) =>
+      withinLockTimeout(t.db, 300, (tx) => tx.execute(sql`update subscribers set confirmed = not confirmed where id = ${id}`));
     const second = await createDatabase({ databaseUrl: t.databaseUrl, poolSize: 1 });
     try {
       await second.db.transaction(async (tx) => {

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { createDatabase, queryRows } from '../../src/db/client.js';
 import { subscribers } from '../../src/db/schema/index.js';
-import { startTestApp, type TestApp } from '../helper.js';
+import { errorCodeOf, startTestApp, type TestApp } from '../helper.js';
 import { createCampaign, createDelivery, createSubscriber } from '../factories.js';
 import { deliveryRows, freezeAudiences, listWithMembers, sendableCampaign } from './send-fixtures.js';
 
@@ -22,16 +22,6 @@ before(async () => {
 after(async () => t.close());
 
 const MISSING = 2147483000;
-
-async function errorCodeOf(statement: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await statement;
-  } catch (err) {
-    const e = err as { code?: string; cause?: { code?: string } };
-    return e.code ?? e.cause?.code;
-  }
-  return undefined;
-}
 
 async function recordsOf(column: 'campaign_id' | 'subscriber_id', id: number): Promise<number> {
   const [row] = await queryRows<{ n: number }>(t.db, sql`select count(*)::int as n from deliveries where ${sql.identifier(column)} = ${id}`);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { createDatabase, queryRows, type Executor } from '../../src/db/client.js';
-import { startTestApp, type TestApp } from '../helper.js';
+import { errorCodeOf, PG_ONLY, startTestApp, withinLockTimeout, type TestApp } from '../helper.js';
 import { createList, createSubscriber, subscribe } from '../factories.js';
 
 /*
@@ -17,16 +17,6 @@ before(async () => {
   t = await startTestApp();
 });
 after(async () => t.close());
-
-async function errorCodeOf(statement: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await statement;
-  } catch (err) {
-    const e = err as { code?: string; cause?: { code?: string } };
-    return e.code ?? e.cause?.code;
-  }
-  return undefined;
-}
 
 async function countOf(table: string, column: string, id: number): Promise<number> {
   const [row] = await queryRows<{ n: number }>(
@@ -110,20 +100,6 @@ describe('parents of subscriptions, attribute values and history', () => {
   });
 });
 
-/** A transaction on `db` that gives up after `ms` waiting for a row lock (55P03), answering its error code or 'done'. */
-async function withinLockTimeout(db: TestApp['db'], ms: number, work: (tx: Executor) => Promise<unknown>): Promise<string> {
-  const code = await errorCodeOf(
-    db.transaction(async (tx) => {
-      await tx.execute(sql.raw(`set local lock_timeout = '${ms}ms'`));
-      await work(tx);
-    }),
-  );
-  return code ?? 'done';
-}
-
-const onPostgres = Boolean(process.env.DATABASE_URL);
-const pgOnly = onPostgres ? false : 'needs PostgreSQL: PGlite is one connection, so nothing can hold a lock meanwhile';
-
 /*
  * A parent whose row version the inserting transaction wrote is counted, not locked (require_rows in
  * 012_subscriber_children.sql): an import names the subscribers it has just inserted.
@@ -165,7 +141,7 @@ async function createSubscriberIn(db: Executor, email: string): Promise<number> 
   return row!.id;
 }
 
-describe('parents held until the writing transaction ends', { skip: pgOnly }, () => {
+describe('parents held until the writing transaction ends', { skip: PG_ONLY }, () => {
   test('a delete of a parent the open transaction names waits for it, whether it locked the parent or updated it', async () => {
     const list = await createList(t.db);
     const committed = await createSubscriber(t.db);
