@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { Executor } from '../db/client.js';
 import { mailQueued, queueMail, type MailToQueue } from '../mail/index.js';
@@ -17,6 +16,7 @@ import { loginNameOf } from '../identity/index.js';
 import { listMemberPage } from './subscriber-page.repository.js';
 import { toSubscriberOnly, type SubscriberRow } from './subscriber.repository.js';
 import { newSubscriberHtmlEmail } from './subscriber-defaults.js';
+import { newSubscriberUniqueId } from './subscriber-unique-id.js';
 
 /** One page of a list's members with the list's count, in one round trip; 404 when there is no such list. */
 export async function listMembers(ctx: AppContext, listId: number, afterId: number, limit: number) {
@@ -84,7 +84,7 @@ export async function subscribeAddresses(ctx: AppContext, list: ListRow, emails:
       tx,
       wanted
         .filter((e) => !known.has(e.toLowerCase()))
-        .map((email) => ({ email, uniqueId: randomBytes(16).toString('hex'), confirmed: autoConfirm, htmlEmail })),
+        .map((email) => ({ email, uniqueId: newSubscriberUniqueId(), confirmed: autoConfirm, htmlEmail })),
     );
     await history.insertHistoryForMany(tx, created, options.origin, 'Subscriber created', options.createdDetail ?? null);
     if (options.onCreated && created.length > 0) await options.onCreated(tx, created);

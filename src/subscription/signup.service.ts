@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { mailQueued, queueMails, type MailKind, type MailToQueue } from '../mail/index.js';
 import { TooManyRequestsError } from '../shared/errors.js';
@@ -15,6 +15,7 @@ import { insertHistory } from './subscriber-history.repository.js';
 import type { HistoryOrigin } from './subscriber-history.schemas.js';
 import { findSubscriberByUniqueId, type SubscriberRow } from './subscriber.repository.js';
 import { newSubscriberHtmlEmail } from './subscriber-defaults.js';
+import { newSubscriberUniqueId } from './subscriber-unique-id.js';
 
 /*
  * Joining: the one sign-up of a subscribe page, for its hosted form (public/signup.*) and its JSON API
@@ -79,7 +80,7 @@ export async function signUp(ctx: AppContext, signup: SignUp, origin: HistoryOri
     const { barred, subscriber, memberOf } = await lookUpSignUp(tx, signup.email, listIds);
     const blocked = barred || subscriber?.blacklisted === true;
     const create = !subscriber && !blocked;
-    const uniqueId = randomBytes(16).toString('hex');
+    const uniqueId = newSubscriberUniqueId();
     const { created, reached } = await writeSignUp(tx, {
       create: create ? { email: signup.email, uniqueId, confirmed: !signup.doubleOptIn, htmlEmail: newSubscriberHtmlEmail(ctx) } : null,
       existingId: subscriber && !blocked && !subscriber.confirmed ? subscriber.id : null,

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import type { Executor } from '../db/client.js';
 import type { HistoryOrigin } from './subscriber-history.schemas.js';
 import { isEmail, type Flag, type ImportRow } from './subscriber-import.columns.js';
 import * as repo from './subscriber-import.repository.js';
+import { newSubscriberUniqueIds } from './subscriber-unique-id.js';
 
 /*
  * One batch of import rows, written with one statement per table (reference §8.4 row semantics, in bulk).
@@ -48,10 +48,10 @@ const FLAG_FIELDS: [Flag, 'confirmed' | 'blacklisted' | 'html_email' | 'disabled
 ];
 
 function newColumns(rows: ImportRow[], htmlEmail: boolean): repo.NewSubscribers {
-  const hex = randomBytes(16 * rows.length).toString('hex');
+  const uniqueIds = newSubscriberUniqueIds(rows.length);
   return {
     email: rows.map((r) => r.email),
-    uniqueId: rows.map((_, i) => hex.slice(i * 32, i * 32 + 32)),
+    uniqueId: uniqueIds,
     confirmed: rows.map((r) => r.flags.confirmed ?? false),
     blacklisted: rows.map((r) => r.flags.blacklisted ?? false),
     htmlEmail: rows.map((r) => r.flags.htmlEmail ?? htmlEmail),

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import * as blacklistRepo from './blacklist.repository.js';
 import { loginNameOf } from '../identity/index.js';
@@ -14,6 +13,7 @@ import { LIST_NOT_FOUND } from './list.service.js';
 import { findList } from './list.repository.js';
 import { DEFINITION_NOT_FOUND, findDefinition } from './attribute.repository.js';
 import type { CreateSubscriberBody, Subscriber, SubscriberFilterQuery, SubscriberListQuery, UpdateSubscriberBody } from './subscriber.schemas.js';
+import { newSubscriberUniqueId } from './subscriber-unique-id.js';
 
 export const SUBSCRIBER_NOT_FOUND = 'Subscriber not found.';
 const EMAIL_TAKEN = 'Email already exists.';
@@ -111,7 +111,7 @@ export async function createSubscriber(ctx: AppContext, body: CreateSubscriberBo
     row = await ctx.db.transaction(async (tx) => {
       const inserted = await repo.insertSubscriber(tx, {
         email,
-        uniqueId: randomBytes(16).toString('hex'),
+        uniqueId: newSubscriberUniqueId(),
         confirmed: !requestConfirmation,
         htmlEmail: body.html_email ?? false,
       });
