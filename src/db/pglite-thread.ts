@@ -1,6 +1,5 @@
 import { Worker } from 'node:worker_threads';
 import type { QueryOptions, Results, Transaction } from '@electric-sql/pglite';
-import { pgliteWasmModule, type PgliteWasmModule } from './pglite-wasm.js';
 
 /*
  * The embedded database on a thread of its own. PGlite runs PostgreSQL as WebAssembly, synchronously: on the thread
@@ -22,8 +21,6 @@ export interface ThreadStart {
   loadDataDir?: Uint8Array;
   /** PostgreSQL's shared_buffers, when not PGlite's default (128MB). */
   sharedBuffers?: string;
-  /** PGlite's WebAssembly, compiled once for all the process's threads (pglite-wasm.ts). */
-  wasmModule: PgliteWasmModule;
 }
 
 /** A call of the database thread; the request carries an id its reply names. */
@@ -96,8 +93,7 @@ export class PgliteThread {
   /** Starts the thread and opens the database in it; rejects with PGlite's own error (errno for DATA_DIR checks). */
   static async start(path: string, loadDataDir?: Blob, sharedBuffers?: string): Promise<PgliteThread> {
     const bytes = loadDataDir ? new Uint8Array(await loadDataDir.arrayBuffer()) : undefined;
-    const wasmModule = await pgliteWasmModule();
-    const worker = spawn({ path, loadDataDir: bytes, sharedBuffers, wasmModule }, bytes ? [bytes.buffer as ArrayBuffer] : []);
+    const worker = spawn({ path, loadDataDir: bytes, sharedBuffers }, bytes ? [bytes.buffer as ArrayBuffer] : []);
     let onMessage!: (reply: StartReply) => void;
     let onError!: (err: Error) => void;
     let onExit!: (code: number) => void;

@@ -105,7 +105,6 @@ async function open(): Promise<PGlite | undefined> {
     // pg_trgm backs the e-mail substring search's index (routines/050_subscriber_email_trigram.sql).
     const startParams = start.sharedBuffers ? [...PGlite.defaultStartParams, '-c', `shared_buffers=${start.sharedBuffers}`] : undefined;
     return await PGlite.create(start.path, {
-      pgliteWasmModule: start.wasmModule,
       extensions: { pg_trgm },
       ...(loadDataDir ? { loadDataDir } : {}),
       ...(startParams ? { startParams } : {}),
