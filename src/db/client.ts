@@ -122,8 +122,8 @@ export interface DatabaseOptions {
   sharedBuffers?: string;
   /**
    * PGlite only: its WebAssembly compiled by V8's optimising compiler alone (pglite-wasm.ts), for a long-running
-   * process: 50 MB less memory in a large import. The service sets it; tests, which open many short-lived databases
-   * in many processes, do not (there the slower first calls doubled the PGlite test run).
+   * process: 50 MB less memory in a large import. The service sets it; tests do not: they open many short-lived
+   * databases in many processes, where the compile time counts and the memory does not.
    */
   optimisedWasm?: boolean;
 }
