@@ -48,10 +48,9 @@ const FLAG_FIELDS: [Flag, 'confirmed' | 'blacklisted' | 'html_email' | 'disabled
 ];
 
 function newColumns(rows: ImportRow[], htmlEmail: boolean): repo.NewSubscribers {
-  const uniqueIds = newSubscriberUniqueIds(rows.length);
   return {
     email: rows.map((r) => r.email),
-    uniqueId: uniqueIds,
+    uniqueId: newSubscriberUniqueIds(rows.length),
     confirmed: rows.map((r) => r.flags.confirmed ?? false),
     blacklisted: rows.map((r) => r.flags.blacklisted ?? false),
     htmlEmail: rows.map((r) => r.flags.htmlEmail ?? htmlEmail),
